@@ -1,0 +1,366 @@
+"""Read narratives into a `Story`: JSONL, play scripts, plain prose, the paper's format.
+
+Every failure raises `StoryFormatError` naming the file, the line (where there is one)
+and the reason. Input is untrusted: size-capped, decoded strictly as UTF-8, never
+evaluated. Sidecar files next to a story (`NAME.meta.json` for title and cast,
+`NAME.questions.jsonl` for multiple-choice questions) are read when present.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from .errors import StoryFormatError
+from .prose import parse_prose
+from .story import NARRATION, PSEUDO_CHARACTERS, Action, Character, Question, Story
+
+FORMATS = ("jsonl", "script", "prose", "reference")
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+MAX_TEXT_CHARS = 20_000
+
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$")
+_DIRECTION = re.compile(r"^\s*(\[(.+)\]|\((.+)\)|\*([^*].*)\*|_([^_].*)_)\s*$")
+_SPEECH = re.compile(r"^\s*([A-Za-z][\w .'\-]{0,60}?)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
+_NAME_ALONE = re.compile(r"^\s*([A-Z][A-Z0-9 .'\-]{0,60}?)\.?\s*$")
+
+
+def normalize_name(raw: str) -> str:
+    """Canonical display form of a speaker label: trimmed, no trailing punctuation,
+    single spaces, and Title Case when written in capitals (``HAMLET.`` → ``Hamlet``)."""
+    name = re.sub(r"\s+", " ", raw).strip().rstrip(".:;,!?").strip()
+    if name.casefold() in PSEUDO_CHARACTERS:
+        return name.casefold()
+    if name.isupper():
+        name = " ".join(w.capitalize() if w.isalpha() else w.title() for w in name.split())
+    return name
+
+
+def decode(data: bytes, file: str) -> list[str]:
+    """Bytes → lines, or a clear error for binary or non-UTF-8 input."""
+    if b"\x00" in data[:8192]:
+        raise StoryFormatError("this looks like a binary file, not a text story.", file=file)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise StoryFormatError(
+            f"the file is not UTF-8 text (byte 0x{data[exc.start]:02x} cannot be decoded); "
+            "save it as UTF-8 and try again.",
+            file=file,
+            line=line,
+        ) from None
+    if not text.strip():
+        raise StoryFormatError("the file is empty.", file=file)
+    return text.splitlines()
+
+
+def detect_format(lines: list[str], filename: str = "") -> str:
+    """Guess the format from the extension and the first lines."""
+    suffix = Path(filename).suffix.lower()
+    body = [ln for ln in lines if ln.strip()]
+    first = body[0].lstrip() if body else ""
+    if suffix in (".jsonl", ".json"):
+        return {".jsonl": "jsonl", ".json": "reference"}[suffix]
+    if first.startswith("{"):
+        try:
+            obj = json.loads(first)
+        except (json.JSONDecodeError, RecursionError):
+            return "reference"  # a multi-line JSON document
+        return "jsonl" if isinstance(obj, dict) and "character" in obj else "reference"
+    scripted = total = 0
+    in_speech = False  # inside a printed-play speech (after a name alone on a line)
+    for ln in lines[:400]:
+        if not ln.strip():
+            in_speech = False
+            continue
+        total += 1
+        if _is_name_alone(ln):
+            in_speech = True
+            scripted += 1
+        elif in_speech or _HEADING.match(ln) or _DIRECTION.match(ln) or _SPEECH.match(ln):
+            scripted += 1
+    return "script" if total and scripted >= 0.6 * total else "prose"
+
+
+def _clean_text(text: object, file: str, line: int, field: str = "text") -> str:
+    if not isinstance(text, str):
+        raise StoryFormatError(f'"{field}" must be a string.', file=file, line=line)
+    cleaned = "".join(ch for ch in text if ch in "\n\t" or ch.isprintable()).strip()
+    if not cleaned:
+        raise StoryFormatError(f'"{field}" is empty.', file=file, line=line)
+    if len(cleaned) > MAX_TEXT_CHARS:
+        raise StoryFormatError(
+            f'"{field}" is {len(cleaned)} characters long; the limit is {MAX_TEXT_CHARS}.',
+            file=file,
+            line=line,
+        )
+    return cleaned
+
+
+def parse_jsonl(lines: list[str], file: str) -> list[Action]:
+    actions: list[Action] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            reason = getattr(exc, "msg", "nesting too deep")
+            raise StoryFormatError(f"not valid JSON ({reason}).", file=file, line=number) from None
+        if not isinstance(obj, dict):
+            raise StoryFormatError(
+                'each line must be a JSON object like {"character": …, "text": …}.',
+                file=file,
+                line=number,
+            )
+        text = obj.get("text", obj.get("action"))
+        if "character" not in obj or text is None:
+            raise StoryFormatError(
+                'each line needs "character" and "text" fields.', file=file, line=number
+            )
+        chapter = obj.get("chapter")
+        if chapter is not None and not isinstance(chapter, str):
+            raise StoryFormatError('"chapter" must be a string.', file=file, line=number)
+        name = normalize_name(_clean_text(obj["character"], file, number, "character"))
+        actions.append(
+            Action(
+                index=len(actions) + 1,
+                character=name,
+                text=_clean_text(text, file, number),
+                chapter=chapter.strip() or None if chapter else None,
+            )
+        )
+    return actions
+
+
+def _is_name_alone(line: str) -> bool:
+    m = _NAME_ALONE.match(line)
+    return bool(m and len(m.group(1).strip()) >= 2 and not line.strip().endswith(":"))
+
+
+def parse_script(lines: list[str], file: str) -> list[Action]:
+    """`NAME: speech` lines, or a capitalised name alone followed by its speech (printed
+    plays); `#` headings are chapters; bracketed/parenthesised/italic lines are narration."""
+    actions: list[Action] = []
+    chapter: str | None = None
+    speaker: str | None = None  # set by a name-alone line, until a blank line
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line:
+            speaker = None
+            continue
+        if m := _HEADING.match(line):
+            chapter, speaker = m.group(1), None
+            continue
+        if m := _DIRECTION.match(line):
+            body = next(g for g in m.groups()[1:] if g)
+            actions.append(_action(actions, NARRATION, body, chapter, file, number))
+            continue
+        if _is_name_alone(line) and not _SPEECH.match(line):
+            speaker = normalize_name(line)
+            continue
+        if speaker is None and (m := _SPEECH.match(line)):
+            name = normalize_name(m.group(1))
+            actions.append(_action(actions, name, m.group(2), chapter, file, number))
+            continue
+        if speaker is not None:
+            if actions and actions[-1].character == speaker and _continues(lines, number):
+                merged = f"{actions[-1].text} {line}"
+                actions[-1] = actions[-1].model_copy(update={"text": merged})
+            else:
+                actions.append(_action(actions, speaker, line, chapter, file, number))
+            continue
+        raise StoryFormatError(
+            "expected `NAME: speech`, a speaker name alone on a line, a `#` heading or a "
+            f"[stage direction], but found: {line[:60]!r}.",
+            file=file,
+            line=number,
+        )
+    return actions
+
+
+def _continues(lines: list[str], number: int) -> bool:
+    """True when line `number` (1-based) directly follows a speech line (no blank)."""
+    prev = lines[number - 2].strip() if number >= 2 else ""
+    return bool(prev) and not _is_name_alone(prev)
+
+
+def _action(actions, name, text, chapter, file, number) -> Action:
+    return Action(
+        index=len(actions) + 1,
+        character=name,
+        text=_clean_text(text, file, number),
+        chapter=chapter,
+    )
+
+
+def parse_reference(lines: list[str], file: str) -> list[Action]:
+    """The paper's format: {"chapter title": [{"action": …, "character": …}, …], …};
+    an item with several `characters` becomes narration naming them."""
+    try:
+        data = json.loads("\n".join(lines))
+    except json.JSONDecodeError as exc:
+        raise StoryFormatError(f"not valid JSON ({exc.msg}).", file=file, line=exc.lineno) from None
+    except RecursionError:
+        raise StoryFormatError("the JSON is nested too deeply.", file=file) from None
+    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+        raise StoryFormatError(
+            "expected a JSON object mapping chapter titles to lists of actions.", file=file
+        )
+    actions: list[Action] = []
+    for chapter, items in data.items():
+        for k, item in enumerate(items):
+            where = f"chapter {chapter!r}, item {k + 1}"
+            if not isinstance(item, dict) or "action" not in item:
+                raise StoryFormatError(f'{where}: each item needs an "action".', file=file)
+            names = item.get("characters") or [item.get("character") or NARRATION]
+            if isinstance(names, str):
+                names = [names]
+            if not all(isinstance(n, str) and n.strip() for n in names):
+                raise StoryFormatError(f"{where}: character names must be strings.", file=file)
+            text = _clean_text(item["action"], f"{file} ({where})", None)  # type: ignore[arg-type]
+            if len(names) == 1:
+                name = normalize_name(names[0])
+            else:
+                name, text = NARRATION, f"[{', '.join(names)}] {text}"
+            actions.append(Action(index=len(actions) + 1, character=name, text=text,
+                                  chapter=str(chapter)))
+    return actions
+
+
+PARSERS = {"jsonl": parse_jsonl, "script": parse_script, "prose": parse_prose,
+           "reference": parse_reference}
+
+
+def parse_story(
+    data: bytes,
+    filename: str,
+    *,
+    fmt: str | None = None,
+    title: str | None = None,
+    meta: dict | None = None,
+    questions: list[Question] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Story:
+    """Parse raw bytes into a Story. `meta` may give title, description and cast."""
+    name = Path(filename).name or "story"
+    if len(data) > max_bytes:
+        raise StoryFormatError(
+            f"the file is {len(data) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.",
+            file=name,
+        )
+    lines = decode(data, name)
+    fmt = fmt or (meta or {}).get("format") or detect_format(lines, name)
+    if fmt not in PARSERS:
+        raise StoryFormatError(
+            f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}.", file=name
+        )
+    actions = PARSERS[fmt](lines, name)
+    if not actions:
+        raise StoryFormatError("no actions were found in the file.", file=name)
+    meta = meta or {}
+    cast = _cast(actions, meta.get("characters"), name)
+    actions = _canonical_speakers(actions, cast)
+    return Story(
+        title=(title or meta.get("title") or Path(filename).stem.replace("_", " ").title())[:200],
+        description=str(meta.get("description", "")),
+        author=str(meta.get("author", "")),
+        source_format=fmt,
+        characters=cast,
+        actions=actions,
+        questions=_check_questions(questions or [], len(actions), name),
+    )
+
+
+def _cast(actions: list[Action], declared: list | None, file: str) -> list[Character]:
+    counts: dict[str, int] = {}
+    for a in actions:
+        if a.character not in PSEUDO_CHARACTERS:
+            counts[a.character] = counts.get(a.character, 0) + 1
+    cast: list[Character] = []
+    if declared:
+        try:
+            cast = [Character.model_validate(c) for c in declared]
+        except ValidationError as exc:
+            raise StoryFormatError(f"the cast in the meta file is invalid: {exc}", file=file) from None
+    known = {k.casefold() for c in cast for k in c.keys()}
+    ranked = sorted(counts, key=lambda n: -counts[n])
+    top = max(counts.values(), default=0)
+    for n in ranked:
+        if n.casefold() not in known:
+            major = not declared and counts[n] >= max(3, top * 0.2) and ranked.index(n) < 6
+            cast.append(Character(name=n, major=major))
+            known.add(n.casefold())
+    return cast
+
+
+def _canonical_speakers(actions: list[Action], cast: list[Character]) -> list[Action]:
+    lookup = {k.casefold(): c.name for c in cast for k in c.keys()}
+    return [
+        a if a.character in PSEUDO_CHARACTERS or lookup.get(a.character.casefold()) == a.character
+        else a.model_copy(update={"character": lookup.get(a.character.casefold(), a.character)})
+        for a in actions
+    ]
+
+
+def _check_questions(questions: list[Question], n: int, file: str) -> list[Question]:
+    for q in questions:
+        if q.after > n:
+            raise StoryFormatError(
+                f"question {q.id} is asked after action {q.after}, but the story has {n}.",
+                file=file,
+            )
+        if q.answer not in q.options:
+            raise StoryFormatError(f"question {q.id}: answer {q.answer!r} is not an option.",
+                                   file=file)
+    return questions
+
+
+def read_questions(path: Path) -> list[Question]:
+    out: list[Question] = []
+    for number, raw in enumerate(decode(path.read_bytes(), path.name), start=1):
+        if not raw.strip():
+            continue
+        try:
+            out.append(Question.model_validate_json(raw))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"]) or "line"
+            raise StoryFormatError(f"{loc}: {first['msg']}.", file=path.name, line=number) from None
+    return out
+
+
+def load_story(
+    path: str | Path,
+    *,
+    fmt: str | None = None,
+    title: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Story:
+    """Read a story file from disk, with its sidecar meta and questions if present."""
+    path = Path(path)
+    if not path.is_file():
+        raise StoryFormatError("no such file.", file=str(path))
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise StoryFormatError(
+            f"the file is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.",
+            file=path.name,
+        )
+    stem = path.name.split(".")[0]
+    meta_path = path.with_name(f"{stem}.meta.json")
+    meta = None
+    if meta_path.is_file():
+        try:
+            meta = json.loads(meta_path.read_text("utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise StoryFormatError(f"the meta file is not valid JSON ({exc}).",
+                                   file=meta_path.name) from None
+    q_path = path.with_name(f"{stem}.questions.jsonl")
+    questions = read_questions(q_path) if q_path.is_file() else None
+    return parse_story(path.read_bytes(), path.name, fmt=fmt, title=title, meta=meta,
+                       questions=questions, max_bytes=max_bytes)

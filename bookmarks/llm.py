@@ -1,0 +1,404 @@
+"""Model access: the only module that talks to language models.
+
+`ChatModel` is the protocol (one method, `chat`). `OpenAIChatModel` implements it for
+any OpenAI-compatible server through the `openai` package. `LLM` wraps a model for one
+role (actor, memory, judge) and adds what every call needs: timeouts, retries with
+backoff for transient failures only, a cache of validated replies, a log row per call,
+and structured output (pydantic model in, validated instance out, one repair re-ask).
+Model output is parsed with `json.loads` and pydantic only; it is never executed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import re
+import threading
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .config import RoleConfig
+from .errors import ModelError, StructuredOutputError
+
+T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+
+
+class TransientModelError(ModelError):
+    """A failure worth retrying: timeout, connection lost, HTTP 429 or 5xx."""
+
+
+class FormatRejectedError(ModelError):
+    """The server refused the requested `response_format`."""
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    messages: list[dict[str, str]]
+    temperature: float = 0.0
+    max_tokens: int = 400
+    response_format: dict | None = None
+    stop: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str = ""
+    finish_reason: str | None = None
+
+
+class ChatModel(Protocol):
+    """Anything that turns a chat request into a completion."""
+
+    name: str
+    base_url: str
+    structured_mode: str  # json_schema | json_object | prompt | auto
+
+    async def chat(self, request: ChatRequest) -> Completion: ...
+
+
+class OpenAIChatModel:
+    """A model behind an OpenAI-compatible HTTP API (OpenAI, vLLM, Ollama, llama.cpp)."""
+
+    def __init__(self, *, model: str | None, base_url: str | None, api_key: str | None,
+                 timeout: float = 120.0, structured_mode: str = "auto"):
+        import openai  # imported here so the engine can be used with fakes alone
+
+        self._openai = openai
+        self.base_url = base_url or "https://api.openai.com/v1"
+        self.name = model or "gpt-4o-mini"
+        self.structured_mode = structured_mode
+        self._client_args = {"base_url": self.base_url, "api_key": api_key or "none",
+                             "timeout": timeout, "max_retries": 0}
+        self._clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def _client_for_loop(self) -> Any:
+        """httpx connection pools belong to one event loop: one client per loop."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = self._openai.AsyncOpenAI(**self._client_args)
+        return client
+
+    async def chat(self, request: ChatRequest) -> Completion:
+        oa = self._openai
+        kwargs: dict[str, Any] = {"model": self.name, "messages": request.messages,
+                                  "temperature": request.temperature,
+                                  "max_tokens": request.max_tokens}
+        if request.response_format:
+            kwargs["response_format"] = request.response_format
+        if request.stop:
+            kwargs["stop"] = request.stop
+        try:
+            resp = await self._client_for_loop().chat.completions.create(**kwargs)
+        except (oa.APITimeoutError, oa.APIConnectionError) as exc:
+            raise TransientModelError(f"The model server at {self.base_url} did not answer "
+                                      f"({type(exc).__name__}).") from exc
+        except oa.APIStatusError as exc:
+            body = str(getattr(exc, "message", exc))[:300]
+            if request.response_format and exc.status_code in (400, 422, 500) and (
+                "response_format" in body or "schema" in body or exc.status_code == 500
+            ):
+                raise FormatRejectedError(f"HTTP {exc.status_code}: {body}") from exc
+            if exc.status_code == 429 or exc.status_code >= 500:
+                raise TransientModelError(f"The model server answered HTTP {exc.status_code}: "
+                                          f"{body}") from exc
+            raise ModelError(f"The model server refused the request (HTTP {exc.status_code}): "
+                             f"{body}") from exc
+        if not resp.choices:
+            raise TransientModelError("The model server returned no choices.")
+        choice = resp.choices[0]
+        usage = resp.usage
+        return Completion(
+            text=choice.message.content or "",
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            model=resp.model or self.name,
+            finish_reason=choice.finish_reason,
+        )
+
+
+# -- structured output helpers ----------------------------------------------------------
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def extract_json(text: str) -> str:
+    """The JSON object inside a reply (strips code fences and chatter around it)."""
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1)
+    start = text.find("{")
+    if start < 0:
+        return text.strip()
+    depth, in_str, escape = 0, False, False
+    for pos in range(start, len(text)):
+        ch = text[pos]
+        if in_str:
+            escape = ch == "\\" and not escape
+            if ch == '"' and not escape:
+                in_str = False
+            elif ch != "\\":
+                escape = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start:pos + 1]
+    return text[start:]
+
+
+def parse_structured(text: str, schema: type[T]) -> T:
+    """Validate a reply against `schema`; raises ValueError with a readable reason."""
+    if len(text) > 200_000:
+        raise ValueError("the reply is too long")
+    try:
+        return schema.model_validate_json(extract_json(text))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}" for e in exc.errors()[:5]
+        )
+        raise ValueError(problems) from None
+
+
+def response_format_for(mode: str, schema: type[BaseModel]) -> dict | None:
+    js = schema.model_json_schema()
+    if mode == "json_schema":
+        return {"type": "json_schema",
+                "json_schema": {"name": schema.__name__, "schema": js, "strict": False}}
+    if mode == "json_object":
+        return {"type": "json_object", "schema": js}
+    return None
+
+
+def _schema_hint(schema: type[BaseModel]) -> str:
+    return ("Reply with one JSON object only, no other text, matching this JSON schema:\n"
+            + json.dumps(schema.model_json_schema(), separators=(",", ":")))
+
+
+# -- the role client ---------------------------------------------------------------------
+CallLogger = Callable[[dict], None]
+
+
+@dataclass
+class CallContext:
+    purpose: str
+    scene_id: int | None = None
+    bookmark_id: int | None = None
+
+
+@dataclass
+class LLM:
+    """One role's access to a model: retries, cache, logging, structured output."""
+
+    model: ChatModel
+    config: RoleConfig
+    log: CallLogger | None = None
+    cache_get: Callable[[str], str | None] | None = None
+    cache_put: Callable[[str, str, str], None] | None = None
+    retries: int = 3
+    backoff: float = 0.5
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    usage: dict[str, int] = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0,
+                                                           "completion_tokens": 0})
+    _mode_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def role(self) -> str:
+        return self.config.role
+
+    def _cache_key(self, req: ChatRequest, extra: str = "") -> str:
+        payload = json.dumps([self.model.name, self.model.base_url, req.messages, req.temperature,
+                              req.max_tokens, req.response_format, req.stop, extra],
+                             sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    async def _call(self, req: ChatRequest, ctx: CallContext) -> Completion:
+        """One logical call with retries on transient failures only."""
+        attempt = 0
+        while True:
+            started = time.perf_counter()
+            try:
+                result = await self.model.chat(req)
+            except TransientModelError as exc:
+                self._log(ctx, started, error=str(exc))
+                if attempt >= self.retries:
+                    raise TransientModelError(
+                        f"{exc} Gave up after {attempt + 1} attempts ({self.role} model, "
+                        f"{ctx.purpose})."
+                    ) from exc
+                delay = self.backoff * (2 ** attempt) * (0.5 + random.random())
+                attempt += 1
+                await self.sleep(delay)
+                continue
+            except ModelError as exc:
+                self._log(ctx, started, error=str(exc))
+                raise
+            self._log(ctx, started, result=result)
+            return result
+
+    def _log(self, ctx: CallContext, started: float, *, result: Completion | None = None,
+             error: str | None = None, cached: bool = False) -> None:
+        if result is not None:
+            self.usage["calls"] += 1
+            self.usage["prompt_tokens"] += result.prompt_tokens
+            self.usage["completion_tokens"] += result.completion_tokens
+        if self.log is None:
+            return
+        self.log({
+            "role": self.role, "purpose": ctx.purpose, "model": self.model.name,
+            "base_url": self.model.base_url,
+            "prompt_tokens": result.prompt_tokens if result else 0,
+            "completion_tokens": result.completion_tokens if result else 0,
+            "latency_ms": round((time.perf_counter() - started) * 1000, 1),
+            "ok": int(error is None), "error": error, "cached": int(cached),
+            "scene_id": ctx.scene_id, "bookmark_id": ctx.bookmark_id,
+        })
+
+    def _request(self, messages: list[dict[str, str]], temperature: float | None,
+                 max_tokens: int | None, **kw: Any) -> ChatRequest:
+        return ChatRequest(
+            messages=messages,
+            temperature=self.config.temperature if temperature is None else temperature,
+            max_tokens=max_tokens or self.config.max_tokens, **kw)
+
+    async def text(self, messages: list[dict[str, str]], *, purpose: str,
+                   temperature: float | None = None, max_tokens: int | None = None,
+                   stop: list[str] | None = None, cache: bool | None = None,
+                   scene_id: int | None = None, bookmark_id: int | None = None) -> Completion:
+        """A free-text reply (cached only when deterministic or `cache=True`)."""
+        req = self._request(messages, temperature, max_tokens, stop=stop)
+        ctx = CallContext(purpose, scene_id, bookmark_id)
+        use_cache = (req.temperature <= 0) if cache is None else cache
+        key = self._cache_key(req) if use_cache else ""
+        if use_cache and self.cache_get and (hit := self.cache_get(key)) is not None:
+            self._log(ctx, time.perf_counter(), cached=True)
+            return Completion(text=hit, model=self.model.name)
+        result = await self._call(req, ctx)
+        if use_cache and self.cache_put and result.text.strip():
+            self.cache_put(key, self.model.name, result.text)
+        return result
+
+    async def structured(self, messages: list[dict[str, str]], schema: type[T], *,
+                         purpose: str, temperature: float | None = None,
+                         max_tokens: int | None = None, scene_id: int | None = None,
+                         bookmark_id: int | None = None,
+                         check: Callable[[T], None] | None = None) -> T:
+        """A reply validated against `schema` (and `check`, which raises ValueError).
+
+        Invalid replies get one repair re-ask; a reply that is still invalid raises
+        StructuredOutputError. Only validated replies are cached."""
+        ctx = CallContext(purpose, scene_id, bookmark_id)
+        msgs = _with_hint(messages, schema)
+        mode = self._mode()
+        req = self._request(msgs, temperature, max_tokens,
+                            response_format=response_format_for(mode, schema))
+        key = self._cache_key(req, schema.__name__)
+        if self.cache_get and (hit := self.cache_get(key)) is not None:
+            try:
+                value = parse_structured(hit, schema)
+                if check:
+                    check(value)
+                self._log(ctx, time.perf_counter(), cached=True)
+                return value
+            except ValueError:
+                pass  # a stale or foreign entry: ask again
+        problem = ""
+        for attempt in range(2):
+            result = await self._call_structured(req, schema, ctx)
+            try:
+                value = parse_structured(result.text, schema)
+                if check:
+                    check(value)
+            except ValueError as exc:
+                problem = str(exc)
+                req = replace(req, messages=[*msgs, {"role": "assistant", "content": result.text[:4000]},
+                                             {"role": "user", "content":
+                                              f"That reply was not valid ({problem}). Reply again "
+                                              "with only the corrected JSON object."}])
+                if attempt == 0:
+                    continue
+                break
+            if self.cache_put:
+                self.cache_put(key, self.model.name, result.text)
+            return value
+        raise StructuredOutputError(
+            f"The {self.role} model gave an invalid {schema.__name__} twice ({purpose}): "
+            f"{problem}. Try again, or configure a more capable model."
+        )
+
+    def _mode(self) -> str:
+        mode = self.model.structured_mode
+        if mode == "auto":
+            mode = "json_schema"
+        return mode
+
+    async def _call_structured(self, req: ChatRequest, schema: type[BaseModel],
+                               ctx: CallContext) -> Completion:
+        """Call, stepping down json_schema → json_object → prompt if the server refuses."""
+        while True:
+            try:
+                return await self._call(req, ctx)
+            except FormatRejectedError:
+                if self.model.structured_mode not in ("auto", "json_schema", "json_object") \
+                        or req.response_format is None:
+                    raise
+                with self._mode_lock:
+                    current = self._mode()
+                    nxt = {"json_schema": "json_object", "json_object": "prompt"}[current]
+                    self.model.structured_mode = nxt
+                req = replace(req, response_format=response_format_for(nxt, schema))
+
+    # -- sync facades (Gradio handlers, CLI) --
+    def text_sync(self, *args: Any, **kw: Any) -> Completion:
+        return run_sync(self.text(*args, **kw))
+
+    def structured_sync(self, *args: Any, **kw: Any) -> Any:
+        return run_sync(self.structured(*args, **kw))
+
+
+def _with_hint(messages: list[dict[str, str]], schema: type[BaseModel]) -> list[dict[str, str]]:
+    """Append the schema instruction to the last user message (keeps prefixes stable)."""
+    msgs = [dict(m) for m in messages]
+    for m in reversed(msgs):
+        if m["role"] == "user":
+            m["content"] = f"{m['content']}\n\n{_schema_hint(schema)}"
+            break
+    else:
+        msgs.append({"role": "user", "content": _schema_hint(schema)})
+    return msgs
+
+
+def run_sync(coro: Coroutine[Any, Any, R]) -> R:
+    """Run a coroutine from sync code, also when called inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

@@ -1,0 +1,96 @@
+"""Database schema as numbered sqlite-utils migrations.
+
+Never edit a migration once it has shipped: add `m00N_…` instead. Each migration and
+its record run in one transaction (sqlite-utils ≥ 4), so a failed one stays pending.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("bookmarks")
+
+
+@migrations()
+def m001_initial(db: Database) -> None:
+    db["stories"].create(
+        {"id": int, "title": str, "description": str, "author": str, "source_format": str,
+         "n_actions": int, "created_at": str, "last_used_at": str},
+        pk="id", not_null={"title", "n_actions", "created_at"},
+    )
+    db["characters"].create(
+        # aliases: JSON list of other names the character is mentioned by
+        {"id": int, "story_id": int, "name": str, "aliases": str, "major": int},
+        pk="id", foreign_keys=[("story_id", "stories", "id")], not_null={"story_id", "name"},
+    )
+    db["characters"].create_index(["story_id", "name"], unique=True)
+    db["actions"].create(
+        # idx: 1-based position in the trunk storyline
+        {"story_id": int, "idx": int, "character": str, "text": str, "chapter": str},
+        pk=("story_id", "idx"), foreign_keys=[("story_id", "stories", "id")],
+        not_null={"character", "text"},
+    )
+    db["questions"].create(
+        {"story_id": int, "qid": str, "after": int, "character": str, "question": str,
+         "options": str, "answer": str, "evidence": str},
+        pk=("story_id", "qid"), foreign_keys=[("story_id", "stories", "id")],
+    )
+    db["branches"].create(
+        # A branch continues its parent's storyline after fork_point (an index on the
+        # parent's lineage). The trunk is the imported narrative: parent_id NULL.
+        {"id": int, "story_id": int, "parent_id": int, "fork_point": int, "name": str,
+         "created_at": str},
+        pk="id", foreign_keys=[("story_id", "stories", "id"), ("parent_id", "branches", "id")],
+        not_null={"story_id", "fork_point"},
+    )
+    db["scenes"].create(
+        # cast and settings: JSON; branch_id: the branch this scene's turns extend
+        {"id": int, "story_id": int, "branch_id": int, "title": str, "start_point": int,
+         "cast": str, "setting": str, "method": str, "settings": str,
+         "created_at": str, "updated_at": str},
+        pk="id", foreign_keys=[("story_id", "stories", "id"), ("branch_id", "branches", "id")],
+        not_null={"story_id", "branch_id", "start_point"},
+    )
+    db["turns"].create(
+        # idx: storyline index of this action on its branch (start_point + 1, + 2, …)
+        {"id": int, "scene_id": int, "branch_id": int, "idx": int, "character": str,
+         "text": str, "source": str, "method": str, "created_at": str},
+        pk="id", foreign_keys=[("scene_id", "scenes", "id"), ("branch_id", "branches", "id")],
+        not_null={"branch_id", "idx", "character", "text", "source"},
+    )
+    db["turns"].create_index(["branch_id", "idx"], unique=True)
+    db["turn_events"].create(
+        {"id": int, "turn_id": int, "seq": int, "kind": str, "payload": str},
+        pk="id", foreign_keys=[("turn_id", "turns", "id")], not_null={"turn_id", "kind"},
+    )
+    db["bookmarks"].create(
+        # subject: the entity or character the section is about; type: concept|state|
+        # behavioral; pinned: the user's text is kept and built upon by syncs
+        {"id": int, "story_id": int, "subject": str, "type": str, "title": str,
+         "pinned": int, "created_at": str},
+        pk="id", foreign_keys=[("story_id", "stories", "id")],
+        not_null={"story_id", "subject", "type", "title"},
+    )
+    db["bookmark_versions"].create(
+        # immutable: a sync writes a new row (bookmark, branch, p, content)
+        {"id": int, "bookmark_id": int, "branch_id": int, "p": int, "content": str,
+         "turn_id": int, "created_at": str},
+        pk="id",
+        foreign_keys=[("bookmark_id", "bookmarks", "id"), ("branch_id", "branches", "id")],
+        not_null={"bookmark_id", "branch_id", "p", "content"},
+    )
+    db["bookmark_versions"].create_index(["bookmark_id", "branch_id", "p"])
+    db["llm_calls"].create(
+        # append-only audit log of model calls; never rolled back with a turn
+        {"id": int, "created_at": str, "role": str, "purpose": str, "model": str,
+         "base_url": str, "prompt_tokens": int, "completion_tokens": int,
+         "latency_ms": float, "ok": int, "error": str, "cached": int,
+         "scene_id": int, "bookmark_id": int},
+        pk="id",
+    )
+    db["llm_cache"].create(
+        # only validated replies are stored here
+        {"key": str, "model": str, "response": str, "created_at": str}, pk="key",
+    )
+    db["settings"].create({"key": str, "value": str}, pk="key")

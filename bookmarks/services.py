@@ -1,0 +1,64 @@
+"""The application's services in one place: settings, the store, a model per role.
+
+The UI, the CLI and the benchmarks build one `Services` and call into the engine
+through it; nothing here knows about Gradio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .backends import build_llms
+from .config import Settings, load_settings
+from .importers import load_story, parse_story
+from .llm import LLM
+from .store import Store
+
+BUNDLED_STORIES = Path(__file__).resolve().parent.parent / "stories"
+BUNDLED_SUFFIXES = (".jsonl", ".txt", ".json", ".md")
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: Store
+    llms: dict[str, LLM]
+
+    @classmethod
+    def open(cls, settings: Settings | None = None, *, llms: dict[str, LLM] | None = None
+             ) -> Services:
+        settings = settings or load_settings()
+        store = Store(settings.db_path)
+        overrides = store.get_setting("roles", {})
+        if overrides:
+            settings = settings.with_overrides(overrides)
+        return cls(settings=settings, store=store, llms=llms or build_llms(settings, store))
+
+    def import_file(self, path: str | Path, *, fmt: str | None = None,
+                    title: str | None = None) -> int:
+        story = load_story(path, fmt=fmt, title=title, max_bytes=self.settings.max_upload_bytes)
+        return self.store.add_story(story)
+
+    def import_bytes(self, data: bytes, filename: str, *, fmt: str | None = None,
+                     title: str | None = None) -> int:
+        story = parse_story(data, filename, fmt=fmt, title=title,
+                            max_bytes=self.settings.max_upload_bytes)
+        return self.store.add_story(story)
+
+    def ensure_bundled(self, folder: Path = BUNDLED_STORIES) -> list[int]:
+        """Import each bundled story whose title is not in the database yet."""
+        ids = []
+        for path in bundled_story_files(folder):
+            story = load_story(path)
+            if self.store.find_story(story.title) is None:
+                ids.append(self.store.add_story(story))
+        return ids
+
+
+def bundled_story_files(folder: Path = BUNDLED_STORIES) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir()
+                  if p.suffix in BUNDLED_SUFFIXES and p.name.count(".") == 1
+                  and p.name.lower() != "readme.md")

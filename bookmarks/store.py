@@ -1,0 +1,334 @@
+"""The SQLite store: the only module that reads or writes the database.
+
+One file, WAL mode, schema from `migrations.py`. A single connection shared by all
+threads (Gradio workers, the async engine) behind a re-entrant lock; every multi-row
+write happens inside `transaction()` so it commits whole or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from .errors import NotFoundError
+from .migrations import migrations
+from .story import Action, Character, Question, Story
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class StoryInfo:
+    id: int
+    title: str
+    description: str
+    author: str
+    source_format: str
+    n_actions: int
+    created_at: str
+    last_used_at: str | None
+    trunk_id: int
+
+
+@dataclass(frozen=True)
+class SceneInfo:
+    id: int
+    story_id: int
+    branch_id: int
+    title: str
+    start_point: int
+    cast: list[str]
+    setting: str
+    method: str
+    settings: dict
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class Turn:
+    id: int
+    scene_id: int
+    branch_id: int
+    idx: int
+    character: str
+    text: str
+    source: str
+    method: str | None
+    created_at: str
+
+
+class Store:
+    def __init__(self, path: str | Path = ":memory:"):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30,
+                               isolation_level=None)
+        self._lock = threading.RLock()
+        self.db = Database(conn)
+        self.db.execute("PRAGMA foreign_keys = ON")
+        self.db.execute("PRAGMA busy_timeout = 30000")
+        if self.path != ":memory:":
+            self.db.enable_wal()
+            self.db.execute("PRAGMA synchronous = NORMAL")
+        with self._lock:
+            migrations.apply(self.db)
+
+    # -- plumbing -------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[Database]:
+        """All writes inside commit together, or none do (re-entrant)."""
+        with self._lock, self.db.atomic():
+            yield self.db
+
+    def _rows(self, sql: str, params: Any = ()) -> list[dict]:
+        with self._lock:
+            cur = self.db.execute(sql, params)
+            cols = [c[0] for c in cur.description]
+            return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+    def _one(self, sql: str, params: Any = ()) -> dict | None:
+        rows = self._rows(sql, params)
+        return rows[0] if rows else None
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.conn.close()
+
+    def integrity_ok(self) -> bool:
+        return self._one("PRAGMA integrity_check")["integrity_check"] == "ok"
+
+    # -- stories --------------------------------------------------------------
+    def add_story(self, story: Story) -> int:
+        with self.transaction() as db:
+            story_id = db["stories"].insert(
+                {"title": story.title, "description": story.description,
+                 "author": story.author, "source_format": story.source_format,
+                 "n_actions": len(story.actions), "created_at": now(), "last_used_at": None}
+            ).last_pk
+            db["characters"].insert_all(
+                {"story_id": story_id, "name": c.name, "aliases": json.dumps(c.aliases),
+                 "major": int(c.major)} for c in story.characters
+            )
+            db["actions"].insert_all(
+                ({"story_id": story_id, "idx": a.index, "character": a.character,
+                  "text": a.text, "chapter": a.chapter} for a in story.actions),
+                batch_size=2000,
+            )
+            db["questions"].insert_all(
+                {"story_id": story_id, "qid": q.id, "after": q.after,
+                 "character": q.character, "question": q.question,
+                 "options": json.dumps(q.options), "answer": q.answer,
+                 "evidence": json.dumps(q.evidence)} for q in story.questions
+            )
+            db["branches"].insert({"story_id": story_id, "parent_id": None, "fork_point": 0,
+                                   "name": "trunk", "created_at": now()})
+        return story_id
+
+    def list_stories(self) -> list[StoryInfo]:
+        rows = self._rows(
+            "SELECT s.*, b.id AS trunk_id FROM stories s JOIN branches b "
+            "ON b.story_id = s.id AND b.parent_id IS NULL "
+            "ORDER BY COALESCE(s.last_used_at, s.created_at) DESC, s.id DESC"
+        )
+        return [StoryInfo(**r) for r in rows]
+
+    def story(self, story_id: int) -> StoryInfo:
+        row = self._one(
+            "SELECT s.*, b.id AS trunk_id FROM stories s JOIN branches b "
+            "ON b.story_id = s.id AND b.parent_id IS NULL WHERE s.id = ?", [story_id]
+        )
+        if row is None:
+            raise NotFoundError(f"There is no story with id {story_id}.")
+        return StoryInfo(**row)
+
+    def find_story(self, title: str) -> StoryInfo | None:
+        row = self._one("SELECT id FROM stories WHERE title = ? ORDER BY id LIMIT 1", [title])
+        return self.story(row["id"]) if row else None
+
+    def touch_story(self, story_id: int) -> None:
+        with self.transaction() as db:
+            db["stories"].update(story_id, {"last_used_at": now()})
+
+    def characters(self, story_id: int) -> list[Character]:
+        return [
+            Character(name=r["name"], aliases=json.loads(r["aliases"] or "[]"),
+                      major=bool(r["major"]))
+            for r in self._rows("SELECT * FROM characters WHERE story_id = ? ORDER BY id",
+                                [story_id])
+        ]
+
+    def action_counts(self, story_id: int) -> dict[str, int]:
+        return {
+            r["character"]: r["n"]
+            for r in self._rows("SELECT character, COUNT(*) AS n FROM actions "
+                                "WHERE story_id = ? GROUP BY character ORDER BY n DESC",
+                                [story_id])
+        }
+
+    def chapters(self, story_id: int) -> list[tuple[str, int]]:
+        """(chapter label, first action index) in story order."""
+        return [
+            (r["chapter"], r["first"])
+            for r in self._rows("SELECT chapter, MIN(idx) AS first FROM actions WHERE "
+                                "story_id = ? AND chapter IS NOT NULL GROUP BY chapter "
+                                "ORDER BY first", [story_id])
+        ]
+
+    def actions(self, story_id: int, start: int = 1, end: int | None = None) -> list[Action]:
+        """Trunk actions with start ≤ index ≤ end (1-based, inclusive)."""
+        end = end if end is not None else 1 << 62
+        return [
+            Action(index=r["idx"], character=r["character"], text=r["text"],
+                   chapter=r["chapter"])
+            for r in self._rows("SELECT * FROM actions WHERE story_id = ? AND idx BETWEEN ? "
+                                "AND ? ORDER BY idx", [story_id, start, end])
+        ]
+
+    def questions(self, story_id: int) -> list[Question]:
+        return [
+            Question(id=r["qid"], after=r["after"], character=r["character"],
+                     question=r["question"], options=json.loads(r["options"]),
+                     answer=r["answer"], evidence=json.loads(r["evidence"] or "[]"))
+            for r in self._rows("SELECT * FROM questions WHERE story_id = ? ORDER BY after, "
+                                "qid", [story_id])
+        ]
+
+    def merge_characters(self, story_id: int, keep: str, merge: str) -> None:
+        """Fold character `merge` into `keep`: its actions and name become `keep`'s."""
+        with self.transaction() as db:
+            rows = {r["name"]: r for r in self._rows(
+                "SELECT * FROM characters WHERE story_id = ? AND name IN (?, ?)",
+                [story_id, keep, merge])}
+            if keep not in rows or merge not in rows:
+                missing = merge if keep in rows else keep
+                raise NotFoundError(f"The story has no character named {missing!r}.")
+            aliases = json.loads(rows[keep]["aliases"] or "[]")
+            for name in [merge, *json.loads(rows[merge]["aliases"] or "[]")]:
+                if name.casefold() not in {a.casefold() for a in [keep, *aliases]}:
+                    aliases.append(name)
+            db["characters"].update(rows[keep]["id"], {"aliases": json.dumps(aliases),
+                                    "major": max(rows[keep]["major"], rows[merge]["major"])})
+            db.execute("UPDATE actions SET character = ? WHERE story_id = ? AND character = ?",
+                       [keep, story_id, merge])
+            db["characters"].delete(rows[merge]["id"])
+
+    def delete_story(self, story_id: int) -> None:
+        self.story(story_id)
+        with self.transaction() as db:
+            scene_ids = "SELECT id FROM scenes WHERE story_id = ?"
+            turn_ids = f"SELECT id FROM turns WHERE scene_id IN ({scene_ids})"
+            bm_ids = "SELECT id FROM bookmarks WHERE story_id = ?"
+            for sql in (
+                f"DELETE FROM turn_events WHERE turn_id IN ({turn_ids})",
+                f"DELETE FROM turns WHERE scene_id IN ({scene_ids})",
+                "DELETE FROM scenes WHERE story_id = ?",
+                f"DELETE FROM bookmark_versions WHERE bookmark_id IN ({bm_ids})",
+                "DELETE FROM bookmarks WHERE story_id = ?",
+                "UPDATE branches SET parent_id = NULL WHERE story_id = ?",
+                "DELETE FROM branches WHERE story_id = ?",
+                "DELETE FROM questions WHERE story_id = ?",
+                "DELETE FROM actions WHERE story_id = ?",
+                "DELETE FROM characters WHERE story_id = ?",
+                "DELETE FROM stories WHERE id = ?",
+            ):
+                db.execute(sql, [story_id])
+
+    # -- scenes and turns -------------------------------------------------------
+    def create_scene(self, story_id: int, *, start_point: int, cast: list[str],
+                     setting: str = "", method: str = "vanilla", settings: dict | None = None,
+                     title: str = "") -> SceneInfo:
+        info = self.story(story_id)
+        with self.transaction() as db:
+            branch_id = db["branches"].insert(
+                {"story_id": story_id, "parent_id": info.trunk_id, "fork_point": start_point,
+                 "name": title or f"scene at {start_point}", "created_at": now()}
+            ).last_pk
+            scene_id = db["scenes"].insert(
+                {"story_id": story_id, "branch_id": branch_id,
+                 "title": title or f"{info.title} — from action {start_point}",
+                 "start_point": start_point, "cast": json.dumps(cast), "setting": setting,
+                 "method": method, "settings": json.dumps(settings or {}),
+                 "created_at": now(), "updated_at": now()}
+            ).last_pk
+            db["stories"].update(story_id, {"last_used_at": now()})
+        return self.scene(scene_id)
+
+    def scene(self, scene_id: int) -> SceneInfo:
+        row = self._one("SELECT * FROM scenes WHERE id = ?", [scene_id])
+        if row is None:
+            raise NotFoundError(f"There is no scene with id {scene_id}.")
+        row["cast"] = json.loads(row["cast"] or "[]")
+        row["settings"] = json.loads(row["settings"] or "{}")
+        return SceneInfo(**row)
+
+    def list_scenes(self, story_id: int | None = None) -> list[SceneInfo]:
+        where, params = ("WHERE story_id = ?", [story_id]) if story_id else ("", [])
+        ids = self._rows(f"SELECT id FROM scenes {where} ORDER BY updated_at DESC", params)
+        return [self.scene(r["id"]) for r in ids]
+
+    def turns(self, scene_id: int) -> list[Turn]:
+        return [Turn(**r) for r in self._rows(
+            "SELECT * FROM turns WHERE scene_id = ? ORDER BY idx", [scene_id])]
+
+    def add_turn(self, scene_id: int, *, character: str, text: str, source: str,
+                 method: str | None = None, events: list[dict] | None = None) -> Turn:
+        """Append one action to the scene's branch with its events, atomically."""
+        scene = self.scene(scene_id)
+        with self.transaction() as db:
+            last = self._one("SELECT MAX(idx) AS m FROM turns WHERE branch_id = ?",
+                             [scene.branch_id])
+            idx = (last["m"] if last and last["m"] is not None else scene.start_point) + 1
+            turn_id = db["turns"].insert(
+                {"scene_id": scene_id, "branch_id": scene.branch_id, "idx": idx,
+                 "character": character, "text": text, "source": source, "method": method,
+                 "created_at": now()}
+            ).last_pk
+            db["turn_events"].insert_all(
+                {"turn_id": turn_id, "seq": n, "kind": e["kind"],
+                 "payload": json.dumps(e, ensure_ascii=False)}
+                for n, e in enumerate(events or [])
+            )
+            db["scenes"].update(scene_id, {"updated_at": now()})
+        return Turn(**self._one("SELECT * FROM turns WHERE id = ?", [turn_id]))
+
+    def turn_events(self, turn_id: int) -> list[dict]:
+        return [json.loads(r["payload"]) for r in self._rows(
+            "SELECT payload FROM turn_events WHERE turn_id = ? ORDER BY seq", [turn_id])]
+
+    # -- model calls, cache, settings ---------------------------------------------
+    def log_call(self, record: dict) -> None:
+        with self.transaction() as db:
+            db["llm_calls"].insert({"created_at": now(), **record})
+
+    def calls(self, limit: int = 100) -> list[dict]:
+        return self._rows("SELECT * FROM llm_calls ORDER BY id DESC LIMIT ?", [limit])
+
+    def cache_get(self, key: str) -> str | None:
+        row = self._one("SELECT response FROM llm_cache WHERE key = ?", [key])
+        return row["response"] if row else None
+
+    def cache_put(self, key: str, model: str, response: str) -> None:
+        with self.transaction() as db:
+            db["llm_cache"].upsert({"key": key, "model": model, "response": response,
+                                    "created_at": now()}, pk="key")
+
+    def get_setting(self, key: str, default: Any = None) -> Any:
+        row = self._one("SELECT value FROM settings WHERE key = ?", [key])
+        return json.loads(row["value"]) if row else default
+
+    def set_setting(self, key: str, value: Any) -> None:
+        with self.transaction() as db:
+            db["settings"].upsert({"key": key, "value": json.dumps(value)}, pk="key")

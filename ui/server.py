@@ -1,0 +1,60 @@
+"""Build the Blocks and launch them (used by `app.py` and `bookmarks serve`)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+import gradio as gr
+
+from bookmarks.services import Services
+
+from .library import build_library_tab
+from .play import build_play_tab
+
+log = logging.getLogger(__name__)
+
+
+def build_app(services: Services) -> gr.Blocks:
+    with gr.Blocks(title="Bookmarks — role-play with story characters") as demo:
+        gr.Markdown("## 📚 Bookmarks — role-play with story characters")
+        with gr.Tabs():
+            build_library_tab(services)
+            build_play_tab(services)
+    return demo
+
+
+def _warm_embedded(services: Services) -> None:
+    """Start the embedded model in the background so the first turn is not slow."""
+    actor = services.llms["actor"].model
+    start = getattr(actor, "start", None)
+    if start is None:
+        return
+
+    def run() -> None:
+        try:
+            start()
+            log.info("embedded model ready")
+        except Exception as exc:  # noqa: BLE001 - reported, the UI shows it on first use
+            log.warning("the embedded model could not start: %s", exc)
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def serve(host: str = "127.0.0.1", port: int = 7860, share: bool = False,
+          services: Services | None = None) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    services = services or Services.open()
+    services.ensure_bundled()
+    _warm_embedded(services)
+    demo = build_app(services)
+    demo.queue(default_concurrency_limit=4)
+    auth = None
+    if os.environ.get("BOOKMARKS_USERNAME") and os.environ.get("BOOKMARKS_PASSWORD"):
+        auth = (os.environ["BOOKMARKS_USERNAME"], os.environ["BOOKMARKS_PASSWORD"])
+    print(f"Bookmarks is running on http://{host}:{port}  (data: {services.settings.db_path})",
+          flush=True)
+    demo.launch(server_name=host, server_port=port, share=share, auth=auth,
+                max_file_size=services.settings.max_upload_bytes, show_error=False,
+                theme=gr.themes.Soft())
