@@ -18,8 +18,9 @@ from .story import NARRATION
 
 MAX_CHARS = 500
 _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?INST\]|<end_of_turn>|<start_of_turn>\w*")
-_LABEL = re.compile(r"^[*_\s]*([A-Za-z][\w .'\-]{0,40}?)[*_\s]*(?:\([^)]{0,60}\))?[*_\s]*[:：]\s*")
-_LINE_LABEL = re.compile(r"^\s*[*_]*[A-Z][\w .'\-]{0,40}[*_]*\s*(?:\([^)]{0,60}\))?\s*[:：]")
+_NAME = r"[A-Za-z][\w'\-]*\.?(?:\s[A-Za-z][\w'\-]*){0,3}"
+_LABEL = re.compile(rf"^[*_\s]*({_NAME})[*_\s]*(?:\([^)]{{0,60}}\))?[*_\s]*[:：][*_\s]*")
+_LINE_LABEL = re.compile(rf"^\s*[*_]*(?=[A-Z]){_NAME}[*_]*\s*(?:\([^)]{{0,60}}\))?\s*[:：]")
 
 
 @dataclass(frozen=True)

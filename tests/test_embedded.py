@@ -1,0 +1,76 @@
+"""Integration: the real embedded llama.cpp server over real HTTP via the openai client."""
+
+from __future__ import annotations
+
+import openai
+import pytest
+from pydantic import BaseModel, Field
+
+from bookmarks.actor import Line, act
+from bookmarks.backends import EmbeddedChatModel
+from bookmarks.config import RoleConfig
+from bookmarks.embedded import MODEL_ALIAS, EmbeddedServer
+from bookmarks.importers import load_story
+from bookmarks.llm import LLM, run_sync
+from bookmarks.play import generate_turn
+
+from .conftest import STORIES
+
+pytestmark = pytest.mark.embedded
+
+
+class Section(BaseModel):
+    title: str = Field(min_length=1)
+    type: str
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = EmbeddedServer(threads=2, n_ctx=4096)
+    srv.ensure_started(timeout=120)
+    yield srv
+    srv.stop()
+    assert not srv.alive()
+
+
+def test_schema_valid_json_through_openai_client(server):
+    client = openai.OpenAI(base_url=server.base_url, api_key="unused", max_retries=0)
+    resp = client.chat.completions.create(
+        model=MODEL_ALIAS, temperature=0, max_tokens=60,
+        messages=[{"role": "user", "content": "Name one memory section a detective needs, "
+                                              "as JSON with a title and a type."}],
+        response_format={"type": "json_object", "schema": Section.model_json_schema()})
+    section = Section.model_validate_json(resp.choices[0].message.content)
+    assert section.title and resp.usage.prompt_tokens > 0
+
+
+def test_structured_and_roleplay_through_llm(server, store):
+    model = EmbeddedChatModel(server)
+    memory = LLM(model=model, config=RoleConfig(role="memory", max_tokens=80),
+                 log=store.log_call, cache_get=store.cache_get, cache_put=store.cache_put)
+    value = run_sync(memory.structured(
+        [{"role": "user", "content": "Propose a section title about the lighthouse keeper."}],
+        Section, purpose="propose"))
+    assert isinstance(value, Section)
+    actor = LLM(model=model, config=RoleConfig(role="actor", temperature=0.8, max_tokens=80),
+                log=store.log_call)
+    result = run_sync(act(actor, story_title="The Night Ferry", character="Isolde Marsh",
+                          scene=[Line("Theo Lindqvist", "Is the engine going to start again?")],
+                          others=["Theo Lindqvist", "Wren Adeyemi"], max_tries=6))
+    assert result.text and ":" not in result.text[:20]
+    calls = store.calls()
+    assert calls and all(c["model"] == MODEL_ALIAS for c in calls)
+    assert any(c["completion_tokens"] > 0 for c in calls)
+
+
+def test_a_turn_is_generated_and_stored(server, store):
+    story = load_story(STORIES / "the_night_ferry.txt")
+    sid = store.add_story(story)
+    scene = store.create_scene(sid, start_point=20, cast=["Isolde Marsh", "Barnaby Pike"])
+    actor = LLM(model=EmbeddedChatModel(server),
+                config=RoleConfig(role="actor", temperature=0.8, max_tokens=80), log=store.log_call)
+    turn = run_sync(generate_turn(store, actor, scene.id, "Barnaby Pike"))
+    assert turn.idx == 21 and turn.character == "Barnaby Pike" and turn.source == "model"
+    assert store.turns(scene.id)[0].text == turn.text
+    kinds = [e["kind"] for e in store.turn_events(turn.id)]
+    assert kinds == ["grounded", "acted"]

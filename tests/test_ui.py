@@ -1,0 +1,45 @@
+"""The Gradio app builds and its handlers work without a browser (scripted fake model)."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from bookmarks.config import load_settings
+from bookmarks.services import Services
+from bookmarks.store import Store
+from bookmarks.testing import ScriptedFakeModel
+from ui.render import chat_messages, esc
+from ui.server import build_app
+
+from .conftest import make_llm
+
+
+def make_services(tmp_path, fake):
+    settings = load_settings({"BOOKMARKS_DATA_DIR": str(tmp_path)})
+    store = Store(settings.db_path)
+    llms = {r: make_llm(fake, store, role=r) for r in ("actor", "memory", "judge")}
+    return Services(settings=settings, store=store, llms=llms)
+
+
+def test_app_builds_with_tabs(tmp_path):
+    services = make_services(tmp_path, ScriptedFakeModel())
+    services.ensure_bundled()
+    demo = build_app(services)
+    assert isinstance(demo, gr.Blocks)
+    labels = {getattr(b, "label", None) for b in demo.blocks.values()}
+    assert {"Library", "Play"} <= labels
+
+
+def test_story_text_is_escaped():
+    from bookmarks.store import Turn
+    t = Turn(id=1, scene_id=1, branch_id=1, idx=1, character="<b>X</b>",
+             text="<script>alert(1)</script>", source="model", method=None, created_at="")
+    (msg,) = chat_messages([t])
+    assert "<script>" not in msg["content"] and "&lt;script&gt;" in msg["content"]
+    assert esc('"&') == "&quot;&amp;"
+
+
+def test_bundled_import_is_idempotent(tmp_path):
+    services = make_services(tmp_path, ScriptedFakeModel())
+    first = services.ensure_bundled()
+    assert first and services.ensure_bundled() == []
