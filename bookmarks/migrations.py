@@ -94,3 +94,28 @@ def m001_initial(db: Database) -> None:
         {"key": str, "model": str, "response": str, "created_at": str}, pk="key",
     )
     db["settings"].create({"key": str, "value": str}, pk="key")
+
+
+@migrations()
+def m002_memory_spaces_and_costs(db: Database) -> None:
+    # space: a memory namespace within a story. Scenes share "story"; an evaluation walk
+    # gets its own space so it starts with empty memory and never mixes with play.
+    db["bookmarks"].add_column("space", str, not_null_default="story")
+    db["bookmarks"].create_index(["story_id", "space", "type", "subject"])
+    db["match_decisions"].create(
+        # the memory model's reuse/new answer for (proposal, candidate), asked once
+        {"story_id": int, "space": str, "proposal": str, "bookmark_id": int, "decision": str},
+        pk=("story_id", "space", "proposal", "bookmark_id"),
+    )
+    db["sync_costs"].create(
+        # one row per synchronization; *_wo: the counterfactual cost without reuse
+        # (the same section synchronized from p = 0), estimated as described in sync.py
+        {"id": int, "story_id": int, "space": str, "branch_id": int, "bookmark_id": int,
+         "turn_id": int, "method": str, "type": str, "position": int, "story_length": int,
+         "p_old": int, "p_new": int, "actions_read": int, "calls": int,
+         "prompt_tokens": int, "completion_tokens": int, "actions_read_wo": int,
+         "calls_wo": float, "prompt_tokens_wo": float, "completion_tokens_wo": float,
+         "created_at": str},
+        pk="id",
+    )
+    db["sync_costs"].create_index(["story_id", "space"])

@@ -308,6 +308,118 @@ class Store:
         return [json.loads(r["payload"]) for r in self._rows(
             "SELECT payload FROM turn_events WHERE turn_id = ? ORDER BY seq", [turn_id])]
 
+    def branch_chain(self, branch_id: int) -> list[dict]:
+        """The branch and its ancestors up to the trunk (this branch first)."""
+        chain = []
+        current: int | None = branch_id
+        while current is not None:
+            row = self._one("SELECT * FROM branches WHERE id = ?", [current])
+            if row is None:
+                raise NotFoundError(f"There is no branch with id {current}.")
+            chain.append(row)
+            current = row["parent_id"]
+        return chain
+
+    def branch_turns(self, branch_id: int, lo: int, hi: int) -> list[Turn]:
+        return [Turn(**r) for r in self._rows(
+            "SELECT * FROM turns WHERE branch_id = ? AND idx BETWEEN ? AND ? ORDER BY idx",
+            [branch_id, lo, hi])]
+
+    def last_turn_index(self, branch_id: int) -> int | None:
+        row = self._one("SELECT MAX(idx) AS m FROM turns WHERE branch_id = ?", [branch_id])
+        return row["m"] if row else None
+
+    def fork_scene(self, scene_id: int, at_idx: int, title: str = "") -> SceneInfo:
+        """A new scene on a new branch that keeps the scene's lines up to index at_idx."""
+        scene = self.scene(scene_id)
+        with self.transaction() as db:
+            branch_id = db["branches"].insert(
+                {"story_id": scene.story_id, "parent_id": scene.branch_id, "fork_point": at_idx,
+                 "name": title or f"fork of scene {scene_id} at {at_idx}", "created_at": now()}
+            ).last_pk
+            new_id = db["scenes"].insert(
+                {"story_id": scene.story_id, "branch_id": branch_id,
+                 "title": title or f"{scene.title} (fork at {at_idx})", "start_point": at_idx,
+                 "cast": json.dumps(scene.cast), "setting": scene.setting,
+                 "method": scene.method, "settings": json.dumps(scene.settings),
+                 "created_at": now(), "updated_at": now()}
+            ).last_pk
+        return self.scene(new_id)
+
+    # -- bookmarks --------------------------------------------------------------
+    def bookmarks(self, story_id: int, space: str) -> list[dict]:
+        return self._rows("SELECT * FROM bookmarks WHERE story_id = ? AND space = ? ORDER BY id",
+                          [story_id, space])
+
+    def versions(self, bookmark_ids: list[int], branch_ids: list[int], max_p: int) -> list[dict]:
+        """Versions of these bookmarks written on these branches with p ≤ max_p."""
+        if not bookmark_ids or not branch_ids:
+            return []
+        bq = ",".join("?" * len(bookmark_ids))
+        rq = ",".join("?" * len(branch_ids))
+        return self._rows(
+            f"SELECT * FROM bookmark_versions WHERE bookmark_id IN ({bq}) AND branch_id IN ({rq}) "
+            "AND p <= ? ORDER BY bookmark_id, p, id", [*bookmark_ids, *branch_ids, max_p])
+
+    def bookmark_history(self, bookmark_id: int) -> list[dict]:
+        return self._rows("SELECT * FROM bookmark_versions WHERE bookmark_id = ? ORDER BY p, id",
+                          [bookmark_id])
+
+    def match_decisions(self, story_id: int, space: str) -> dict[tuple[str, int], str]:
+        return {(r["proposal"], r["bookmark_id"]): r["decision"] for r in self._rows(
+            "SELECT * FROM match_decisions WHERE story_id = ? AND space = ?", [story_id, space])}
+
+    def sync_costs(self, story_id: int, space: str | None = None) -> list[dict]:
+        if space is None:
+            return self._rows("SELECT * FROM sync_costs WHERE story_id = ? ORDER BY id", [story_id])
+        return self._rows("SELECT * FROM sync_costs WHERE story_id = ? AND space = ? ORDER BY id",
+                          [story_id, space])
+
+    def commit_memory(self, writes, *, scene_id: int | None = None,
+                      turn: dict | None = None, events: list[dict] | None = None) -> Turn | None:
+        """Write a step's new bookmarks, versions, costs, decisions (and its turn) at once.
+
+        `writes` is a `grounding.MemoryWrites`; new bookmarks (id None) get their ids here."""
+        with self.transaction() as db:
+            for bm in writes.new_bookmarks:
+                if bm.id is None:
+                    bm.id = db["bookmarks"].insert(
+                        {"story_id": bm.story_id, "space": bm.space, "subject": bm.subject,
+                         "type": bm.type, "title": bm.title, "pinned": int(bm.pinned),
+                         "created_at": now()}).last_pk
+            turn_row = None
+            if turn is not None and scene_id is not None:
+                turn_row = self.add_turn(scene_id, events=events, **turn)
+            turn_id = turn_row.id if turn_row else None
+            for v in writes.versions:
+                v.bookmark.version_id = db["bookmark_versions"].insert(
+                    {"bookmark_id": v.bookmark.id, "branch_id": v.branch_id, "p": v.p,
+                     "content": v.content.model_dump_json(), "turn_id": turn_id,
+                     "created_at": now()}).last_pk
+            for c in writes.costs:
+                bm = c.pop("bookmark")
+                db["sync_costs"].insert({**c, "bookmark_id": bm.id, "turn_id": turn_id,
+                                         "created_at": now()})
+            for d in writes.decisions:
+                db["match_decisions"].upsert({**d}, pk=("story_id", "space", "proposal",
+                                                        "bookmark_id"))
+        return turn_row
+
+    def set_bookmark_content(self, bookmark_id: int, branch_id: int, p: int, content,
+                             pinned: bool) -> None:
+        """A user's edit: a new version at the same sync point, and the pin flag."""
+        with self.transaction() as db:
+            db["bookmark_versions"].insert(
+                {"bookmark_id": bookmark_id, "branch_id": branch_id, "p": p,
+                 "content": content.model_dump_json(), "turn_id": None, "created_at": now()})
+            db["bookmarks"].update(bookmark_id, {"pinned": int(pinned)})
+
+    def bookmark(self, bookmark_id: int) -> dict:
+        row = self._one("SELECT * FROM bookmarks WHERE id = ?", [bookmark_id])
+        if row is None:
+            raise NotFoundError(f"There is no bookmark with id {bookmark_id}.")
+        return row
+
     # -- model calls, cache, settings ---------------------------------------------
     def log_call(self, record: dict) -> None:
         with self.transaction() as db:
