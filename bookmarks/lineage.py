@@ -67,6 +67,19 @@ class Lineage:
                            for t in store.branch_turns(branch_id, a, b))
         return out
 
+    def count_by(self, store: Store, names: list[str], hi: int) -> int:
+        """How many actions of these characters lie at indices 1..hi on this lineage."""
+        total = 0
+        for branch_id, first, last in self.segments:
+            b = min(hi, last)
+            if first > b or not names:
+                continue
+            if branch_id == self.trunk_id:
+                total += store.count_actions_by(self.story_id, names, first, b)
+            else:
+                total += store.count_turns_by(branch_id, names, first, b)
+        return total
+
     def length(self, store: Store) -> int:
         """The index of the last action on this lineage."""
         branch_id, first, last = self.segments[-1]

@@ -220,6 +220,10 @@ class LLM:
     def role(self) -> str:
         return self.config.role
 
+    def metered(self) -> LLM:
+        """The same model, cache and log, with its own usage counters (cost attribution)."""
+        return replace(self, usage={"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+
     def _cache_key(self, req: ChatRequest, extra: str = "") -> str:
         payload = json.dumps([self.model.name, self.model.base_url, req.messages, req.temperature,
                               req.max_tokens, req.response_format, req.stop, extra],

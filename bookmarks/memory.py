@@ -35,6 +35,8 @@ class StateContent(BaseModel):
 
 class BehavioralExample(BaseModel):
     index: int  # storyline index of the character's action
+    action: str = ""  # the action's text (kept: versions are immutable anyway)
+    scene: str = ""  # a short view of what happened just before
     why: str = ""
 
 
@@ -100,3 +102,14 @@ def render_concept(content: ConceptContent) -> tuple[str, list[int]]:
 
 def render_profile(content: ProfileContent) -> tuple[str, list[int]]:
     return content.text, list(content.evidence[-8:])
+
+
+def resolve_refs(value):
+    """Replace Bookmark objects inside events by their ids (after they are committed)."""
+    if isinstance(value, Bookmark):
+        return value.id
+    if isinstance(value, dict):
+        return {k: resolve_refs(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_refs(v) for v in value]
+    return value

@@ -20,6 +20,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from .errors import NotFoundError
+from .memory import resolve_refs
 from .migrations import migrations
 from .story import Action, Character, Question, Story
 
@@ -325,6 +326,18 @@ class Store:
             "SELECT * FROM turns WHERE branch_id = ? AND idx BETWEEN ? AND ? ORDER BY idx",
             [branch_id, lo, hi])]
 
+    def count_actions_by(self, story_id: int, names: list[str], lo: int, hi: int) -> int:
+        q = ",".join("?" * len(names))
+        row = self._one(f"SELECT COUNT(*) AS n FROM actions WHERE story_id = ? AND idx BETWEEN ? "
+                        f"AND ? AND character IN ({q})", [story_id, lo, hi, *names])
+        return row["n"] if row else 0
+
+    def count_turns_by(self, branch_id: int, names: list[str], lo: int, hi: int) -> int:
+        q = ",".join("?" * len(names))
+        row = self._one(f"SELECT COUNT(*) AS n FROM turns WHERE branch_id = ? AND idx BETWEEN ? "
+                        f"AND ? AND character IN ({q})", [branch_id, lo, hi, *names])
+        return row["n"] if row else 0
+
     def last_turn_index(self, branch_id: int) -> int | None:
         row = self._one("SELECT MAX(idx) AS m FROM turns WHERE branch_id = ?", [branch_id])
         return row["m"] if row else None
@@ -389,7 +402,7 @@ class Store:
                          "created_at": now()}).last_pk
             turn_row = None
             if turn is not None and scene_id is not None:
-                turn_row = self.add_turn(scene_id, events=events, **turn)
+                turn_row = self.add_turn(scene_id, events=resolve_refs(events or []), **turn)
             turn_id = turn_row.id if turn_row else None
             for v in writes.versions:
                 v.bookmark.version_id = db["bookmark_versions"].insert(

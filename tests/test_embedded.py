@@ -69,8 +69,8 @@ def test_a_turn_is_generated_and_stored(server, store):
     scene = store.create_scene(sid, start_point=20, cast=["Isolde Marsh", "Barnaby Pike"])
     actor = LLM(model=EmbeddedChatModel(server),
                 config=RoleConfig(role="actor", temperature=0.8, max_tokens=80), log=store.log_call)
-    turn = run_sync(generate_turn(store, actor, scene.id, "Barnaby Pike"))
+    turn = run_sync(generate_turn(store, {"actor": actor, "memory": actor}, scene.id, "Barnaby Pike"))
     assert turn.idx == 21 and turn.character == "Barnaby Pike" and turn.source == "model"
     assert store.turns(scene.id)[0].text == turn.text
     kinds = [e["kind"] for e in store.turn_events(turn.id)]
-    assert kinds == ["grounded", "acted"]
+    assert kinds == ["grounded", "acted", "usage"]

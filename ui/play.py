@@ -95,7 +95,7 @@ def build_play_tab(services: Services) -> dict:
         if not who:
             raise gr.Error("Choose who speaks next.")
         try:
-            await generate_turn(services.store, services.llms["actor"], sid, who,
+            await generate_turn(services.store, services.llms, sid, who,
                                 window=services.settings.scene_window)
         except BookmarksError as exc:
             raise gr.Error(str(exc)) from None

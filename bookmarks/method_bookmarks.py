@@ -1,0 +1,232 @@
+"""The Bookmarks grounder: propose → match → synchronize (concurrently) → ground.
+
+See the paper (active grounding with checkpointed passive updating) and DESIGN.md §2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from . import prompts
+from .grounding import (
+    DEFAULT_TOKEN_BUDGET,
+    GroundRequest,
+    Grounding,
+    MemoryWrites,
+    Piece,
+    VersionWrite,
+    compose,
+    grounded_event,
+)
+from .llm import LLM
+from .matching import match
+from .memory import BehavioralContent, Bookmark, render_concept, render_state
+from .recall import new_bookmark, visible_bookmarks
+from .store import Store
+from .story import Character
+from .sync import CostModel, SyncOptions, SyncResult, sync_behavioral, sync_concept, sync_state
+from .textsearch import bm25_rank
+
+
+class Section(BaseModel):
+    title: str = Field(min_length=3, max_length=120)
+    type: Literal["concept", "state", "behavioral"]
+    subject: str = Field(min_length=1, max_length=80)
+
+
+class Proposals(BaseModel):
+    sections: list[Section] = Field(min_length=1, max_length=8)
+
+
+@dataclass
+class BookmarksOptions:
+    budget: int = 3
+    token_budget: int = DEFAULT_TOKEN_BUDGET
+    nearby_window: int = 5  # also ground on c's bookmarks synced this close before i
+    concurrency: int = 4
+    top_examples: int = 8
+    sync: SyncOptions = field(default_factory=SyncOptions)
+
+
+def _pronoun_free(title: str) -> bool:
+    return not any(w.strip(".,'\"!?").casefold() in prompts.PRONOUNS for w in title.split())
+
+
+class BookmarksGrounder:
+    name = "bookmarks"
+
+    def __init__(self, store: Store, memory: LLM, options: BookmarksOptions | None = None,
+                 costs: CostModel | None = None):
+        self.store = store
+        self.memory = memory
+        self.options = options or BookmarksOptions()
+        self.costs = costs or CostModel()
+
+    async def ground(self, req: GroundRequest) -> Grounding:
+        opts = self.options
+        p_new = req.position - 1
+        cast = self.store.characters(req.story_id)
+        existing = visible_bookmarks(self.store, req.story_id, req.space, req.lineage, p_new)
+        meter = self.memory.metered()
+        sections = await self._propose(req, existing, cast, meter)
+        events: list[dict] = [{"kind": "proposed", "title": s.title, "type": s.type,
+                               "subject": s.subject} for s in sections]
+        writes = MemoryWrites()
+        selected = await self._match(req, sections, existing, meter, events, writes)
+        sem = asyncio.Semaphore(max(1, opts.concurrency))
+        results = await asyncio.gather(*(self._sync(req, bm, cast, p_new, sem) for bm in selected))
+        for bm, res in zip(selected, results, strict=True):
+            self._record(req, bm, res, events, writes)
+            for key in ("calls", "prompt_tokens", "completion_tokens"):
+                meter.usage[key] += getattr(res, key)
+        pieces = [self._view(b, req) for b in selected]
+        chosen = {id(b) for b in selected}
+        nearby = [b for b in existing if id(b) not in chosen
+                  and b.p >= p_new - opts.nearby_window and _concerns(b, req.character, cast)]
+        pieces += [self._view(b, req) for b in nearby]
+        text, kept = compose(pieces, opts.token_budget)
+        events.append(grounded_event(text, kept))
+        return Grounding(method=self.name, text=text, pieces=kept, events=events, writes=writes,
+                         usage=dict(meter.usage))
+
+    async def _propose(self, req: GroundRequest, existing: list[Bookmark], cast: list[Character],
+                       llm: LLM) -> list[Section]:
+        recent = sorted(existing, key=lambda b: (-b.p, b.id or 0))[:6]
+        recent_titles = [f"{b.title} ({b.type}, about {b.subject})" for b in recent]
+
+        def check(value: Proposals) -> None:
+            if not any(_pronoun_free(s.title) for s in value.sections):
+                raise ValueError("titles must be noun phrases with names, without pronouns")
+
+        proposals = await llm.structured(
+            prompts.propose(title=req.story_title, cast=[c.name for c in cast],
+                            character=req.character, scene=req.scene, recent=recent_titles,
+                            budget=self.options.budget),
+            Proposals, purpose="propose", scene_id=req.scene_id, max_tokens=90 * self.options.budget,
+            check=check)
+        out: list[Section] = []
+        seen: set[str] = set()
+        for s in proposals.sections:
+            if not _pronoun_free(s.title):
+                continue
+            subject = _canonical(s.subject, cast, req.character, s.type)
+            key = f"{s.type}|{subject.casefold()}|{' '.join(s.title.casefold().split())}"
+            if key not in seen:
+                seen.add(key)
+                out.append(Section(title=" ".join(s.title.split()), type=s.type, subject=subject))
+        return out[: self.options.budget]
+
+    async def _match(self, req: GroundRequest, sections: list[Section], existing: list[Bookmark],
+                     llm: LLM, events: list[dict], writes: MemoryWrites) -> list[Bookmark]:
+        known = self.store.match_decisions(req.story_id, req.space)
+        outcomes = await asyncio.gather(*(
+            match(s.title, s.type, s.subject, existing, llm=llm, known=known,
+                  story_id=req.story_id, space=req.space) for s in sections))
+        selected: list[Bookmark] = []
+        for s, outcome in zip(sections, outcomes, strict=True):
+            writes.decisions.extend(outcome.decisions)
+            bm = outcome.bookmark
+            if bm is None:
+                bm = new_bookmark(req.story_id, req.space, s.subject, s.type, s.title)
+                writes.new_bookmarks.append(bm)
+                events.append({"kind": "initialized", "bookmark": bm, "title": s.title,
+                               "type": s.type, "subject": s.subject, "p": 0})
+            elif any(bm is b for b in selected):
+                events.append({"kind": "collapsed", "bookmark": bm, "title": s.title,
+                               "into": bm.title})
+                continue
+            else:
+                events.append({"kind": "reused", "bookmark": bm, "title": bm.title,
+                               "proposed_title": s.title, "type": bm.type, "subject": bm.subject,
+                               "from_p": bm.p, "asked": outcome.asked})
+            selected.append(bm)
+        return selected
+
+    async def _sync(self, req: GroundRequest, bm: Bookmark, cast: list[Character], p_new: int,
+                    sem: asyncio.Semaphore) -> SyncResult:
+        async with sem:
+            llm = self.memory.metered()
+            suffix = req.lineage.lines(self.store, bm.p + 1, p_new) if p_new > bm.p else []
+            kw = {"llm": llm, "story": req.story_title, "p_new": max(p_new, bm.p), "costs": self.costs}
+            keys = _keys(bm.subject, cast)
+            if bm.type == "concept":
+                return await sync_concept(bm, suffix, keys=keys,
+                                          mentioned_before=bool(bm.content.evidence), **kw)
+            if bm.type == "state":
+                return await sync_state(bm, suffix, block=self.options.sync.state_block, **kw)
+            before = req.lineage.count_by(self.store, keys, p_new) if suffix else 0
+            return await sync_behavioral(bm, suffix, subject_keys={k.casefold() for k in keys},
+                                         subject_actions_before=before,
+                                         options=self.options.sync, **kw)
+
+    def _record(self, req: GroundRequest, bm: Bookmark, res: SyncResult, events: list[dict],
+                writes: MemoryWrites) -> None:
+        if res.p_new > res.p_old or bm.id is None:
+            writes.versions.append(VersionWrite(bm, req.lineage.branch_id, res.p_new, res.content))
+        writes.costs.append({
+            "story_id": req.story_id, "space": req.space, "branch_id": req.lineage.branch_id,
+            "bookmark": bm, "method": self.name, "type": bm.type, "position": req.position,
+            "story_length": req.lineage.length(self.store), "p_old": res.p_old,
+            "p_new": res.p_new, "actions_read": res.actions_read, "calls": res.calls,
+            "prompt_tokens": res.prompt_tokens, "completion_tokens": res.completion_tokens,
+            "actions_read_wo": res.actions_read_wo, "calls_wo": res.calls_wo,
+            "prompt_tokens_wo": res.prompt_tokens_wo,
+            "completion_tokens_wo": res.completion_tokens_wo})
+        events.append({"kind": "synchronized", "bookmark": bm, "title": bm.title, "type": bm.type,
+                       "p_old": res.p_old, "p_new": res.p_new, "actions_read": res.actions_read,
+                       "calls": res.calls, "prompt_tokens": res.prompt_tokens,
+                       "completion_tokens": res.completion_tokens,
+                       "actions_read_wo": res.actions_read_wo, "calls_wo": res.calls_wo,
+                       "tokens_wo": res.prompt_tokens_wo + res.completion_tokens_wo})
+        events.extend({**e, "bookmark": bm, "title": bm.title} for e in res.events)
+        bm.content, bm.p = res.content, res.p_new
+
+    def _view(self, bm: Bookmark, req: GroundRequest) -> Piece:
+        label = f"{bm.title} ({bm.type}, as of action {bm.p})"
+        if bm.type == "concept":
+            text, evidence = render_concept(bm.content)  # type: ignore[arg-type]
+        elif bm.type == "state":
+            text, evidence = render_state(bm.content)  # type: ignore[arg-type]
+        else:
+            text, evidence = _behavioral_view(bm.content, bm.subject, req,  # type: ignore[arg-type]
+                                              self.options.top_examples)
+        return Piece(label=label, text=text, evidence=evidence, bookmark_id=bm.id)
+
+
+def _behavioral_view(content: BehavioralContent, subject: str, req: GroundRequest,
+                     top: int) -> tuple[str, list[int]]:
+    examples = content.examples
+    if not examples:
+        return "", []
+    query = " ".join(ln.text for ln in req.scene[-4:])
+    ranked = [n for n, _ in bm25_rank(query, [f"{e.scene} {e.action}" for e in examples])]
+    order = (ranked + [n for n in range(len(examples) - 1, -1, -1) if n not in ranked])[:top]
+    lines = [f"- [{examples[n].index}] after \"{examples[n].scene[:120]}\" → {subject}: "
+             f"{examples[n].action}" for n in order]
+    return "\n".join(lines), [examples[n].index for n in order]
+
+
+def _canonical(subject: str, cast: list[Character], character: str, kind: str) -> str:
+    folded = subject.strip().casefold()
+    for c in cast:
+        if folded in {k.casefold() for k in c.keys()}:
+            return c.name
+    if kind == "behavioral":
+        return character  # behavioral sections are about a character
+    return " ".join(subject.split())
+
+
+def _keys(subject: str, cast: list[Character]) -> list[str]:
+    for c in cast:
+        if c.name == subject:
+            return c.keys()
+    return [subject]
+
+
+def _concerns(bm: Bookmark, character: str, cast: list[Character]) -> bool:
+    keys = {k.casefold() for k in _keys(character, cast)}
+    return bm.subject.casefold() in keys or any(k in bm.title.casefold() for k in keys)

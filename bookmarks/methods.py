@@ -1,0 +1,33 @@
+"""Grounding methods by name: bookmarks, vanilla, ricl, eta, eta3."""
+
+from __future__ import annotations
+
+from .errors import BookmarksError
+from .grounding import Grounder
+from .llm import LLM
+from .method_baselines import ETA3Grounder, ETAGrounder, RICLGrounder, VanillaGrounder
+from .method_bookmarks import BookmarksGrounder, BookmarksOptions
+from .store import Store
+
+METHODS = {"bookmarks": "Bookmarks", "vanilla": "Vanilla", "ricl": "RICL", "eta": "ETA",
+           "eta3": "3-way ETA"}
+
+
+class UnknownMethodError(BookmarksError, KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def make_grounder(name: str, store: Store, memory: LLM, *, budget: int = 3,
+                  options: BookmarksOptions | None = None) -> Grounder:
+    key = name.strip().lower().replace("-", "").replace(" ", "").replace("3wayeta", "eta3")
+    if key == "bookmarks":
+        opts = options or BookmarksOptions()
+        opts.budget = budget
+        return BookmarksGrounder(store, memory, opts)
+    classes = {"vanilla": VanillaGrounder, "ricl": RICLGrounder, "eta": ETAGrounder,
+               "eta3": ETA3Grounder}
+    if key not in classes:
+        raise UnknownMethodError(f"Unknown grounding method {name!r}; choose one of "
+                                 f"{', '.join(METHODS)}.")
+    return classes[key](store, memory)

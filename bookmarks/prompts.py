@@ -1,0 +1,130 @@
+"""Prompt texts for memory work. Stable text first (system, story, section), the
+volatile part (new passages, the scene) last, so servers with prefix caching reuse KV."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .lineage import IndexedLine
+from .story import NARRATION
+
+PRONOUNS = frozenset(
+    "he she him his her hers they them their theirs it its i me my mine we us our ours you "
+    "your yours himself herself themselves itself".split()
+)
+
+MEMORY_SYSTEM = (
+    "You maintain the memory of a role-playing agent for a story. Be factual and brief; use "
+    "only what the given passages say; never invent events."
+)
+
+
+def lines_block(lines: Sequence[IndexedLine]) -> str:
+    return "\n".join(
+        f"[{ln.index}] ({ln.text})" if ln.character == NARRATION else f"[{ln.index}] {ln.character}: {ln.text}"
+        for ln in lines
+    )
+
+
+def propose(*, title: str, cast: Sequence[str], character: str, scene: Sequence[IndexedLine],
+            recent: Sequence[str], budget: int) -> list[dict[str, str]]:
+    recent_text = "\n".join(f"- {r}" for r in recent) or "- (none yet)"
+    user = (
+        f'Story: "{title}". Cast: {", ".join(cast)}.\n'
+        "Memory sections have a type:\n"
+        "- concept: what a person, object or place is (subject: that entity);\n"
+        "- state: how something stands now and how it changed - knowledge, location, "
+        "relationship, goal (subject: whose or what state);\n"
+        "- behavioral: how a character typically acts or speaks (subject: that character).\n"
+        f"Sections used recently (ask for the same title again when it fits):\n{recent_text}\n\n"
+        f"The scene so far:\n{lines_block(scene)}\n\n"
+        f"{character} acts next. Propose at most {budget} memory sections that would help "
+        f"predict {character}'s next action. Titles are short noun phrases with full names and "
+        "no pronouns, e.g. \"Ada Penrose's suspicion of the doctor\"."
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def match(*, wanted: str, kind: str, subject: str, existing: str) -> list[dict[str, str]]:
+    user = (
+        f'A memory section is needed: "{wanted}" ({kind}, about {subject}).\n'
+        f'An existing bookmark is titled: "{existing}".\n'
+        "Does the existing bookmark hold the same information, so it can be reused? "
+        'Answer "reuse" or "new".'
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def concept(*, story: str, title: str, subject: str, current: str, p: int, pinned: bool,
+            windows: Sequence[Sequence[IndexedLine]]) -> list[dict[str, str]]:
+    keep = ("The current description was written by the user: keep its wording and only add "
+            "new facts. " if pinned else "")
+    passages = "\n---\n".join(lines_block(w) for w in windows)
+    user = (
+        f'Story: "{story}". Section: "{title}" - a description of {subject}.\n'
+        f"Current description (as of action {p}): {current or '(none yet)'}\n\n"
+        f"New passages that mention {subject}:\n{passages}\n\n"
+        f"{keep}Write the updated description of {subject} in at most 120 words. Keep what is "
+        "still true, add what the passages reveal. Reply with the description only."
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def state(*, story: str, title: str, subject: str, node: str, node_range: str,
+          block: Sequence[IndexedLine]) -> list[dict[str, str]]:
+    user = (
+        f'Story: "{story}". Section: "{title}" - the evolving state of {subject}.\n'
+        f"Current state ({node_range}): {node or '(nothing recorded yet)'}\n\n"
+        f"New actions:\n{lines_block(block)}\n\n"
+        "Decide how the state changes after these actions:\n"
+        '- "unchanged": nothing relevant to this section happened;\n'
+        '- "refine": still the same state, but the new actions add detail (give the full '
+        "rewritten state);\n"
+        '- "append": the state changed (give the new state, mentioning what changed).\n'
+        "Reply with the decision and the state text (at most 60 words; empty if unchanged)."
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def behavioral(*, story: str, title: str, subject: str,
+               candidates: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    numbered = "\n".join(f"{n}. Before: {before}\n   {subject}: {action}"
+                         for n, (before, action) in enumerate(candidates, start=1))
+    user = (
+        f'Story: "{story}". Section: "{title}" - examples of how {subject} behaves.\n\n'
+        f"Candidates:\n{numbered}\n\n"
+        "Which candidates are good examples for this section? Reply with their numbers in "
+        '"keep" (an empty list if none fits).'
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def eta_extract(*, story: str, character: str, focus: str, block: Sequence[IndexedLine],
+                words: int) -> list[dict[str, str]]:
+    user = (
+        f'Story: "{story}". New observations:\n{lines_block(block)}\n\n'
+        f"Summarize what these actions show about {character}'s {focus} in at most {words} "
+        "words. Reply with the summary only."
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def eta_aggregate(*, story: str, character: str, focus: str, profile: str, summary: str,
+                  words: int) -> list[dict[str, str]]:
+    user = (
+        f'Story: "{story}". Current profile of {character} ({focus}):\n'
+        f"{profile or '(empty)'}\n\nNew observations:\n{summary}\n\n"
+        f"Write the updated profile in at most {words} words, keeping what is still true. "
+        "Reply with the profile only."
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def eta3_select(*, character: str, scene: Sequence[IndexedLine]) -> list[dict[str, str]]:
+    user = (
+        f"The scene so far:\n{lines_block(scene)}\n\n{character} acts next. Which parts of "
+        f"{character}'s profile are needed to predict the next action: experience (what has "
+        "happened to them), state (their current situation, knowledge and goals), behavior "
+        "(how they act and speak)? Choose one or more."
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
