@@ -38,7 +38,7 @@ class Piece:
     label: str
     text: str
     evidence: list[int] = field(default_factory=list)
-    bookmark_id: int | None = None
+    bookmark: Bookmark | None = None  # its id is known once committed (resolve_refs)
 
 
 @dataclass
@@ -98,5 +98,5 @@ def compose(pieces: list[Piece], token_budget: int = DEFAULT_TOKEN_BUDGET) -> tu
 
 def grounded_event(g_text: str, pieces: list[Piece]) -> dict:
     return {"kind": "grounded", "text": g_text,
-            "pieces": [{"label": p.label, "bookmark_id": p.bookmark_id,
+            "pieces": [{"label": p.label, "bookmark_id": p.bookmark,
                         "evidence": sorted(set(p.evidence))} for p in pieces]}

@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field
 from . import prompts
 from .grounding import (
     DEFAULT_TOKEN_BUDGET,
-    GroundRequest,
     Grounding,
+    GroundRequest,
     MemoryWrites,
     Piece,
     VersionWrite,
@@ -129,7 +129,7 @@ class ETAGrounder:
         await asyncio.gather(*(self._sync(req, bm, spec, writes, events, meter)
                                for bm, spec in zip(bms, chosen, strict=True)))
         pieces = [Piece(label=bm.title, text=bm.content.text, evidence=bm.content.evidence[-8:],
-                        bookmark_id=bm.id) for bm in bms]
+                        bookmark=bm) for bm in bms]
         text, kept = compose(pieces, self.token_budget)
         events.append(grounded_event(text, kept))
         return Grounding(method=self.name, text=text, pieces=kept, events=events, writes=writes,

@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 from . import prompts
 from .grounding import (
     DEFAULT_TOKEN_BUDGET,
-    GroundRequest,
     Grounding,
+    GroundRequest,
     MemoryWrites,
     Piece,
     VersionWrite,
@@ -70,7 +70,8 @@ class BookmarksGrounder:
         opts = self.options
         p_new = req.position - 1
         cast = self.store.characters(req.story_id)
-        existing = visible_bookmarks(self.store, req.story_id, req.space, req.lineage, p_new)
+        existing = visible_bookmarks(self.store, req.story_id, req.space, req.lineage, p_new,
+                                     include_unsynced=True)
         meter = self.memory.metered()
         sections = await self._propose(req, existing, cast, meter)
         events: list[dict] = [{"kind": "proposed", "title": s.title, "type": s.type,
@@ -85,7 +86,7 @@ class BookmarksGrounder:
                 meter.usage[key] += getattr(res, key)
         pieces = [self._view(b, req) for b in selected]
         chosen = {id(b) for b in selected}
-        nearby = [b for b in existing if id(b) not in chosen
+        nearby = [b for b in existing if id(b) not in chosen and b.version_id
                   and b.p >= p_new - opts.nearby_window and _concerns(b, req.character, cast)]
         pieces += [self._view(b, req) for b in nearby]
         text, kept = compose(pieces, opts.token_budget)
@@ -95,7 +96,7 @@ class BookmarksGrounder:
 
     async def _propose(self, req: GroundRequest, existing: list[Bookmark], cast: list[Character],
                        llm: LLM) -> list[Section]:
-        recent = sorted(existing, key=lambda b: (-b.p, b.id or 0))[:6]
+        recent = sorted((b for b in existing if b.version_id), key=lambda b: (-b.p, b.id or 0))[:6]
         recent_titles = [f"{b.title} ({b.type}, about {b.subject})" for b in recent]
 
         def check(value: Proposals) -> None:
@@ -130,15 +131,16 @@ class BookmarksGrounder:
         for s, outcome in zip(sections, outcomes, strict=True):
             writes.decisions.extend(outcome.decisions)
             bm = outcome.bookmark
-            if bm is None:
-                bm = new_bookmark(req.story_id, req.space, s.subject, s.type, s.title)
-                writes.new_bookmarks.append(bm)
-                events.append({"kind": "initialized", "bookmark": bm, "title": s.title,
-                               "type": s.type, "subject": s.subject, "p": 0})
-            elif any(bm is b for b in selected):
+            if bm is not None and any(bm is b for b in selected):
                 events.append({"kind": "collapsed", "bookmark": bm, "title": s.title,
                                "into": bm.title})
                 continue
+            if bm is None or bm.version_id is None:  # new, or known here only by its title
+                if bm is None:
+                    bm = new_bookmark(req.story_id, req.space, s.subject, s.type, s.title)
+                    writes.new_bookmarks.append(bm)
+                events.append({"kind": "initialized", "bookmark": bm, "title": bm.title,
+                               "type": s.type, "subject": s.subject, "p": 0})
             else:
                 events.append({"kind": "reused", "bookmark": bm, "title": bm.title,
                                "proposed_title": s.title, "type": bm.type, "subject": bm.subject,
@@ -194,7 +196,7 @@ class BookmarksGrounder:
         else:
             text, evidence = _behavioral_view(bm.content, bm.subject, req,  # type: ignore[arg-type]
                                               self.options.top_examples)
-        return Piece(label=label, text=text, evidence=evidence, bookmark_id=bm.id)
+        return Piece(label=label, text=text, evidence=evidence, bookmark=bm)
 
 
 def _behavioral_view(content: BehavioralContent, subject: str, req: GroundRequest,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .actor import Line, act
 from .errors import NotFoundError
-from .grounding import GroundRequest, Grounding
+from .grounding import Grounding, GroundRequest
 from .lineage import IndexedLine, Lineage
 from .llm import LLM
 from .methods import make_grounder

@@ -21,7 +21,8 @@ MEMORY_SYSTEM = (
 
 def lines_block(lines: Sequence[IndexedLine]) -> str:
     return "\n".join(
-        f"[{ln.index}] ({ln.text})" if ln.character == NARRATION else f"[{ln.index}] {ln.character}: {ln.text}"
+        f"[{ln.index}] ({ln.text})" if ln.character == NARRATION
+        else f"[{ln.index}] {ln.character}: {ln.text}"
         for ln in lines
     )
 

@@ -8,11 +8,14 @@ from .store import Store
 
 
 def visible_bookmarks(store: Store, story_id: int, space: str, lineage: Lineage,
-                      max_p: int, types: tuple[str, ...] | None = None) -> list[Bookmark]:
+                      max_p: int, types: tuple[str, ...] | None = None,
+                      include_unsynced: bool = False) -> list[Bookmark]:
     """Bookmarks with a version visible on this lineage at p ≤ max_p (latest one each).
 
     Among versions, the highest p wins; at equal p the branch nearest this one, then the
-    newest row (a user's edit at the same point)."""
+    newest row (a user's edit at the same point). With `include_unsynced`, bookmarks that
+    have no visible version here (made on another branch, or later in the story) come too,
+    empty at p = 0, so a section keeps one identity across branches."""
     rows = [r for r in store.bookmarks(story_id, space) if types is None or r["type"] in types]
     if not rows:
         return []
@@ -29,6 +32,11 @@ def visible_bookmarks(store: Store, story_id: int, space: str, lineage: Lineage,
     for r in rows:
         v = best.get(r["id"])
         if v is None:
+            if include_unsynced:
+                out.append(Bookmark(id=r["id"], story_id=story_id, space=space,
+                                    subject=r["subject"], type=r["type"], title=r["title"],
+                                    pinned=bool(r["pinned"]), p=0,
+                                    content=empty_content(r["type"])))
             continue
         out.append(Bookmark(id=r["id"], story_id=story_id, space=space, subject=r["subject"],
                             type=r["type"], title=r["title"], pinned=bool(r["pinned"]),

@@ -61,3 +61,60 @@ class ScriptedFakeModel:
         prompt = sum(fake_tokens(m["content"]) for m in request.messages)
         return Completion(text=text, prompt_tokens=prompt, completion_tokens=fake_tokens(text),
                           model=self.name, finish_reason="stop")
+
+
+class ScriptedMemory:
+    """A reply function for `ScriptedFakeModel(default=ScriptedMemory(...))` (test double).
+
+    It recognises each kind of request the engine makes by its prompt and answers with a
+    valid, deterministic reply: `sections` (a list of dicts, or a function of the request
+    returning one) for proposals, `decide` for reuse/new, fixed texts otherwise.
+    """
+
+    def __init__(self, sections=None, decide: str = "reuse", state: str = "append",
+                 keep: list[int] | None = None, line: str = "I will see to it myself."):
+        self.sections = sections or [{"title": "Harbour tide schedule", "type": "concept",
+                                      "subject": "harbour"}]
+        self.decide = decide
+        self.state = state
+        self.keep = [1] if keep is None else keep
+        self.line = line
+        self.counts: dict[str, int] = {}
+
+    def kind(self, request: ChatRequest) -> str:
+        text = request.messages[-1]["content"]
+        for needle, kind in (("Propose at most", "propose"), ('Answer "reuse" or "new"', "match"),
+                             ("Write the updated description", "concept"),
+                             ("Decide how the state changes", "state"),
+                             ("Which candidates are good examples", "behavioral"),
+                             ("Summarize what these actions show", "eta_extract"),
+                             ("Write the updated profile", "eta_aggregate"),
+                             ("Which parts of", "eta3_select"), ("next line.", "act")):
+            if needle in text:
+                return kind
+        return "unknown"
+
+    def __call__(self, request: ChatRequest) -> str:
+        import json
+
+        kind = self.kind(request)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        n = self.counts[kind]
+        if kind == "propose":
+            sections = self.sections(request) if callable(self.sections) else self.sections
+            return json.dumps({"sections": sections})
+        if kind == "match":
+            return json.dumps({"decision": self.decide})
+        if kind == "concept":
+            return f"Description, update {n}."
+        if kind == "state":
+            return json.dumps({"decision": self.state, "text": f"State after update {n}."})
+        if kind == "behavioral":
+            return json.dumps({"keep": self.keep})
+        if kind == "eta_extract":
+            return f"Observations {n}."
+        if kind == "eta_aggregate":
+            return f"Profile, update {n}."
+        if kind == "eta3_select":
+            return json.dumps({"sections": ["state", "behavior"]})
+        return f"{self.line} (take {n})"
