@@ -10,6 +10,7 @@ import sys
 
 from .errors import BookmarksError
 from .importers import FORMATS
+from .methods import METHODS
 
 
 def _services():
@@ -43,6 +44,34 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_walk(args: argparse.Namespace) -> int:
+    import json
+
+    from .llm import run_sync
+    from .walk import format_record, walk
+
+    services = _services()
+    services.store.story(args.story)
+
+    def show(record: dict) -> None:
+        print(json.dumps(record, ensure_ascii=False) if args.json else format_record(record),
+              flush=True)
+
+    summary = run_sync(walk(services.store, services.llms, args.story, method=args.method,
+                            characters=args.character, points=args.points, budget=args.budget,
+                            predict=not args.no_predict, on_point=show))
+    if args.json:
+        print(json.dumps(summary.as_dict()))
+    else:
+        d = summary.as_dict()
+        print(f"\n{d['points']} points with {d['method']}: {d['reused']} reused, "
+              f"{d['initialized']} initialized; actions read {d['actions_read']} "
+              f"(without reuse {d['actions_read_without_reuse']}); sync tokens {d['tokens']:.0f} "
+              f"(without reuse ≈{d['tokens_without_reuse']:.0f}); {d['memory_calls']} memory calls; "
+              f"{d['seconds']} s.")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from ui.server import serve
 
@@ -61,6 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="list the stored stories")
     p.add_argument("--bundled", action="store_true", help="import the bundled stories first")
     p.set_defaults(func=cmd_list)
+    p = sub.add_parser("walk", help="ground and predict at N points of a story, in order")
+    p.add_argument("--story", type=int, required=True, help="story id (see: bookmarks list)")
+    p.add_argument("--method", default="bookmarks", choices=list(METHODS))
+    p.add_argument("--character", action="append", help="whose actions (repeatable; default: major)")
+    p.add_argument("--points", type=int, default=10)
+    p.add_argument("--budget", type=int, default=3, choices=range(1, 9), metavar="K",
+                   help="bookmark budget K, 1-8 (default 3)")
+    p.add_argument("--no-predict", action="store_true", help="ground only; skip the actor")
+    p.add_argument("--json", action="store_true", help="one JSON object per point, then a summary")
+    p.set_defaults(func=cmd_walk)
     p = sub.add_parser("serve", help="run the web app (same as python app.py)")
     add_serve_args(p)
     p.set_defaults(func=cmd_serve)

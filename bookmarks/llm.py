@@ -174,19 +174,48 @@ def parse_structured(text: str, schema: type[T]) -> T:
         raise ValueError(problems) from None
 
 
+_GRAMMAR_UNSAFE = ("maxLength", "minLength", "maxItems", "minItems")
+
+
+def grammar_safe(node: Any) -> Any:
+    """A schema without length/count bounds. llama.cpp turns `maxLength: 2000` into a
+    grammar of nested repetitions that it refuses (and its server then crashes); pydantic
+    still enforces every bound on the reply."""
+    if isinstance(node, dict):
+        return {k: grammar_safe(v) for k, v in node.items() if k not in _GRAMMAR_UNSAFE}
+    if isinstance(node, list):
+        return [grammar_safe(v) for v in node]
+    return node
+
+
+def plain_schema(schema: type[BaseModel]) -> dict:
+    """The JSON schema without pydantic's auto-generated "title" labels, which small
+    models copy into their answers (a proposal titled "Title")."""
+
+    def strip(node: Any, in_properties: bool = False) -> Any:
+        if isinstance(node, dict):
+            return {k: strip(v, k == "properties") for k, v in node.items()
+                    if in_properties or k != "title"}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    return strip(schema.model_json_schema())
+
+
 def response_format_for(mode: str, schema: type[BaseModel]) -> dict | None:
-    js = schema.model_json_schema()
+    js = plain_schema(schema)
     if mode == "json_schema":
         return {"type": "json_schema",
                 "json_schema": {"name": schema.__name__, "schema": js, "strict": False}}
     if mode == "json_object":
-        return {"type": "json_object", "schema": js}
+        return {"type": "json_object", "schema": grammar_safe(js)}
     return None
 
 
 def _schema_hint(schema: type[BaseModel]) -> str:
     return ("Reply with one JSON object only, no other text, matching this JSON schema:\n"
-            + json.dumps(schema.model_json_schema(), separators=(",", ":")))
+            + json.dumps(plain_schema(schema), separators=(",", ":")))
 
 
 # -- the role client ---------------------------------------------------------------------

@@ -33,9 +33,9 @@ from .textsearch import bm25_rank
 
 
 class Section(BaseModel):
-    title: str = Field(min_length=3, max_length=120)
+    title: str = Field(max_length=200)
     type: Literal["concept", "state", "behavioral"]
-    subject: str = Field(min_length=1, max_length=80)
+    subject: str = Field(default="", max_length=120)  # empty: the acting character
 
 
 class Proposals(BaseModel):
@@ -52,8 +52,11 @@ class BookmarksOptions:
     sync: SyncOptions = field(default_factory=SyncOptions)
 
 
-def _pronoun_free(title: str) -> bool:
-    return not any(w.strip(".,'\"!?").casefold() in prompts.PRONOUNS for w in title.split())
+def _usable_title(title: str) -> bool:
+    """A noun phrase of a few words without pronouns (not "Title" or "his plan")."""
+    words = title.split()
+    return (len(title.strip()) >= 4 and title.strip().casefold() not in {"title", "section"}
+            and not any(w.strip(".,'\"!?").casefold() in prompts.PRONOUNS for w in words))
 
 
 class BookmarksGrounder:
@@ -100,8 +103,9 @@ class BookmarksGrounder:
         recent_titles = [f"{b.title} ({b.type}, about {b.subject})" for b in recent]
 
         def check(value: Proposals) -> None:
-            if not any(_pronoun_free(s.title) for s in value.sections):
-                raise ValueError("titles must be noun phrases with names, without pronouns")
+            if not any(_usable_title(s.title) for s in value.sections):
+                raise ValueError("titles must be descriptive noun phrases with full names, "
+                                 "without pronouns")
 
         proposals = await llm.structured(
             prompts.propose(title=req.story_title, cast=[c.name for c in cast],
@@ -112,7 +116,7 @@ class BookmarksGrounder:
         out: list[Section] = []
         seen: set[str] = set()
         for s in proposals.sections:
-            if not _pronoun_free(s.title):
+            if not _usable_title(s.title):
                 continue
             subject = _canonical(s.subject, cast, req.character, s.type)
             key = f"{s.type}|{subject.casefold()}|{' '.join(s.title.casefold().split())}"
@@ -214,6 +218,8 @@ def _behavioral_view(content: BehavioralContent, subject: str, req: GroundReques
 
 def _canonical(subject: str, cast: list[Character], character: str, kind: str) -> str:
     folded = subject.strip().casefold()
+    if not folded:
+        return character
     for c in cast:
         if folded in {k.casefold() for k in c.keys()}:
             return c.name

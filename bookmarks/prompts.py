@@ -41,7 +41,8 @@ def propose(*, title: str, cast: Sequence[str], character: str, scene: Sequence[
         f"The scene so far:\n{lines_block(scene)}\n\n"
         f"{character} acts next. Propose at most {budget} memory sections that would help "
         f"predict {character}'s next action. Titles are short noun phrases with full names and "
-        "no pronouns, e.g. \"Ada Penrose's suspicion of the doctor\"."
+        f"no pronouns. Example: {{\"sections\": [{{\"title\": \"{character}'s current goal\", "
+        f"\"type\": \"state\", \"subject\": \"{character}\"}}]}}"
     )
     return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
 

@@ -44,3 +44,36 @@ def test_list_bundled(tmp_path):
     assert out.returncode == 0
     titles = [p for p in STORIES.glob("*.meta.json")]
     assert len(out.stdout.strip().splitlines()) == 1 + len(titles)
+
+
+def test_walk_json_on_scripted_server(tmp_path):
+    """`bookmarks walk --json` end to end over HTTP against a scripted OpenAI-compatible server."""
+    import json
+
+    from .fake_server import scripted_server
+
+    story = tmp_path / "duet.jsonl"
+    rows = [{"character": "Ada" if i % 2 else "Ben", "text": f"Line {i} about the harbour gate."}
+            for i in range(1, 121)]
+    story.write_text("\n".join(json.dumps(r) for r in rows))
+    assert run(tmp_path, "import", str(story)).returncode == 0
+    with scripted_server() as url:
+        env_extra = {"BOOKMARKS_BASE_URL": url, "BOOKMARKS_API_KEY": "test"}
+        out = run_env(tmp_path, env_extra, "walk", "--story", "1", "--method", "bookmarks",
+                      "--character", "Ada", "--points", "3", "--json")
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(x) for x in out.stdout.strip().splitlines()]
+    points, summary = lines[:-1], lines[-1]
+    assert [p["point"] for p in points] == sorted(p["point"] for p in points) and len(points) == 3
+    assert points[0]["initialized"] and points[1]["reused"]
+    assert summary["summary"] and summary["points"] == 3
+    for key in ("reused", "initialized", "actions_read", "actions_read_without_reuse", "tokens",
+                "tokens_without_reuse"):
+        assert key in summary
+    assert summary["actions_read_without_reuse"] > summary["actions_read"] > 0
+
+
+def run_env(tmp_path, extra, *args):
+    env = {**os.environ, "BOOKMARKS_DATA_DIR": str(tmp_path / "data"), **extra}
+    return subprocess.run([sys.executable, "-m", "bookmarks.cli", *args], env=env,
+                          capture_output=True, text=True, timeout=120)

@@ -28,7 +28,8 @@ def test_structured_valid_first_time(store):
     value = run_sync(llm.structured(MSGS, Verdict, purpose="match"))
     assert value == Verdict(decision="reuse", score=3)
     rf = fake.history[0].response_format
-    assert rf["type"] == "json_schema" and rf["json_schema"]["schema"]["title"] == "Verdict"
+    assert rf["type"] == "json_schema" and rf["json_schema"]["name"] == "Verdict"
+    assert "title" not in rf["json_schema"]["schema"]["properties"]["decision"]
 
 
 def test_structured_repairs_once_then_succeeds(store):
@@ -153,3 +154,17 @@ def test_run_sync_inside_running_loop():
 ])
 def test_extract_json(text, expected):
     assert extract_json(text) == expected
+
+
+def test_json_object_schema_has_no_length_bounds():
+    from pydantic import Field
+
+    from bookmarks.llm import response_format_for
+
+    class Long(BaseModel):
+        text: str = Field(max_length=2000)
+        items: list[int] = Field(max_length=16)
+
+    rf = response_format_for("json_object", Long)
+    assert "maxLength" not in str(rf) and "maxItems" not in str(rf)
+    assert "maxLength" in str(response_format_for("json_schema", Long))

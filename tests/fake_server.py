@@ -1,0 +1,66 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1 (test double).
+
+Answers `POST /v1/chat/completions` with `ScriptedMemory`'s replies (valid JSON for
+memory requests, a line for the actor) and `GET /v1/models`; real HTTP, so the app's
+`openai` client path is exercised end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from bookmarks.llm import ChatRequest
+from bookmarks.testing import ScriptedMemory, fake_tokens
+
+
+def make_handler(responder):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # keep test output clean
+            pass
+
+        def _send(self, code: int, body: dict) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):  # noqa: N802
+            self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+
+        def do_POST(self):  # noqa: N802
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length))
+            req = ChatRequest(messages=body["messages"], temperature=body.get("temperature", 0),
+                              max_tokens=body.get("max_tokens", 100),
+                              response_format=body.get("response_format"))
+            text = responder(req)
+            prompt = sum(fake_tokens(m["content"]) for m in body["messages"])
+            self._send(200, {
+                "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
+                "model": body.get("model", "scripted"),
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": fake_tokens(text),
+                          "total_tokens": prompt + fake_tokens(text)}})
+
+    return Handler
+
+
+@contextmanager
+def scripted_server(responder=None):
+    responder = responder or ScriptedMemory(sections=[
+        {"title": "Harbour gate", "type": "concept", "subject": "harbour gate"},
+        {"title": "Ada's plans", "type": "state", "subject": "Ada"}])
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(responder))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
