@@ -51,7 +51,8 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
     blocks = [b for b in re.split(r"\n\s*\n", text) if b.strip()]
     if not blocks:
         return None, "empty reply"
-    lines = [ln.strip() for ln in blocks[0].splitlines() if ln.strip()]
+    lines = [re.sub(r"^#{1,6}\s*", "", ln.strip()) for ln in blocks[0].splitlines() if ln.strip()]
+    lines = [ln for ln in lines if ln] or [""]
     first = lines[0]
     label = _LABEL.match(first)
     if label:

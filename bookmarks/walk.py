@@ -68,9 +68,11 @@ def spread(items: list, n: int) -> list:
 
 async def walk(store: Store, llms: dict[str, LLM], story_id: int, *, method: str,
                characters: list[str] | None = None, points: int = 10, budget: int = 3,
-               predict: bool = True, on_point: Callable[[dict], None] | None = None) -> WalkSummary:
+               predict: bool = True, on_point: Callable[[dict], None] | None = None,
+               at: list[Action] | None = None) -> WalkSummary:
+    """`at`: walk exactly these actions instead of N spread over the eligible ones."""
     story = store.story(story_id)
-    chosen = spread(eligible_points(store, story_id, characters), points)
+    chosen = at or spread(eligible_points(store, story_id, characters), points)
     if not chosen:
         raise BookmarksError("No eligible story points: choose other characters or a longer story.")
     space = f"walk-{method}-{uuid.uuid4().hex[:8]}"

@@ -27,6 +27,7 @@ SCENE = [Line("Tobias Bell", "Where is the boat?"), Line("narration", "Rain.")]
     ("It sank.<|im_end|>", "It sank."),
     ("It sank.\n\nTobias nods and leaves the room.", "It sank."),
     ("I think\nit sank.", "I think it sank."),
+    ("## It sank at noon.", "It sank at noon."),
 ])
 def test_clean_keeps_one_line_of_the_character(raw, expected):
     text, reason = clean_reply(raw, "Mara", aliases=["Mags"], others=OTHERS, scene=SCENE)
