@@ -11,6 +11,7 @@ Model output is parsed with `json.loads` and pydantic only; it is never executed
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import json
 import random
@@ -220,6 +221,9 @@ def _schema_hint(schema: type[BaseModel]) -> str:
 
 # -- the role client ---------------------------------------------------------------------
 CallLogger = Callable[[dict], None]
+# The scene a chain of calls serves (set around a turn; inherited by concurrent tasks).
+scene_scope: contextvars.ContextVar[int | None] = contextvars.ContextVar("scene_scope",
+                                                                        default=None)
 
 
 @dataclass
@@ -298,7 +302,8 @@ class LLM:
             "completion_tokens": result.completion_tokens if result else 0,
             "latency_ms": round((time.perf_counter() - started) * 1000, 1),
             "ok": int(error is None), "error": error, "cached": int(cached),
-            "scene_id": ctx.scene_id, "bookmark_id": ctx.bookmark_id,
+            "scene_id": ctx.scene_id if ctx.scene_id is not None else scene_scope.get(),
+            "bookmark_id": ctx.bookmark_id,
         })
 
     def _request(self, messages: list[dict[str, str]], temperature: float | None,

@@ -8,11 +8,13 @@ database as it was.
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from .actor import Line, act
 from .errors import NotFoundError
 from .grounding import Grounding, GroundRequest
 from .lineage import IndexedLine, Lineage
-from .llm import LLM
+from .llm import LLM, scene_scope
 from .methods import make_grounder
 from .store import SceneInfo, Store, Turn
 from .story import NARRATION
@@ -60,12 +62,14 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
 
 
 async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, character: str, *,
-                        method: str | None = None, budget: int = 3, window: int = 10) -> Turn:
+                        method: str | None = None, budget: int = 3, window: int = 10,
+                        replace: Turn | None = None) -> Turn:
+    scene_scope.set(scene_id)  # every model call of this turn is logged with the scene
     scene = store.scene(scene_id)
     story = store.story(scene.story_id)
     name, aliases = _check_character(store, scene, character)
     lineage = Lineage.of(store, scene.branch_id)
-    position = lineage.length(store) + 1
+    position = replace.idx if replace else lineage.length(store) + 1
     method = method or scene.method or "vanilla"
     grounding, lines = await ground_at(store, llms["memory"], story_id=scene.story_id,
                                        lineage=lineage, position=position, character=name,
@@ -81,7 +85,77 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
                "rejected": [{"reply": r[:300], "reason": why} for r, why in result.rejected]},
               {"kind": "usage", "memory": grounding.usage}]
     turn = store.commit_memory(grounding.writes, scene_id=scene_id,
+                               replace_turn_id=replace.id if replace else None,
                                turn={"character": name, "text": result.text, "source": "model",
                                      "method": method}, events=events)
     assert turn is not None
     return turn
+
+
+def speakers(scene: SceneInfo, user_character: str | None = None) -> list[str]:
+    """Who the model may speak as: the cast, less the character the user plays."""
+    return [c for c in scene.cast if c != user_character] or list(scene.cast)
+
+
+def round_robin(store: Store, scene: SceneInfo, user_character: str | None = None) -> str:
+    options = speakers(scene, user_character)
+    last = scene_window(store, scene, window=len(scene.cast) * 2 + 2)
+    for line in reversed(last):
+        if line.character in options:
+            return options[(options.index(line.character) + 1) % len(options)]
+    return options[0]
+
+
+class SpeakerChoice(BaseModel):
+    speaker: str
+
+
+async def choose_speaker(store: Store, memory: LLM, scene: SceneInfo,
+                         user_character: str | None = None) -> str:
+    """Let the memory model pick who speaks next (validated against the cast)."""
+    options = speakers(scene, user_character)
+    if len(options) == 1:
+        return options[0]
+    lines = scene_window(store, scene)
+    prompt = [{"role": "user", "content":
+               "The scene so far:\n" + "\n".join(f"{x.character}: {x.text}" for x in lines)
+               + f"\n\nWho speaks next? Choose one of: {', '.join(options)}."}]
+
+    def check(choice: SpeakerChoice) -> None:
+        if choice.speaker not in options:
+            raise ValueError(f"speaker must be one of {', '.join(options)}")
+
+    choice = await memory.structured(prompt, SpeakerChoice, purpose="next-speaker", check=check,
+                                     scene_id=scene.id, max_tokens=30)
+    return choice.speaker
+
+
+def undo_last(store: Store, scene_id: int) -> Turn | None:
+    """Remove the scene's last turn; returns it (None when the scene has no turn)."""
+    turns = store.turns(scene_id)
+    if not turns:
+        return None
+    store.delete_turn(turns[-1].id)
+    return turns[-1]
+
+
+async def regenerate_last(store: Store, llms: dict[str, LLM], scene_id: int, *,
+                          budget: int = 3, window: int = 10) -> Turn:
+    """Replace the scene's last model turn by a new sample for the same character; the
+    old line stays until the new one is committed (in the same transaction)."""
+    turns = store.turns(scene_id)
+    if not turns or turns[-1].source != "model":
+        raise ValueError("The last line is not the model's; there is nothing to regenerate.")
+    last = turns[-1]
+    return await generate_turn(store, llms, scene_id, last.character, method=last.method,
+                               budget=budget, window=window, replace=last)
+
+
+def fork_at(store: Store, scene_id: int, turn_id: int | None = None) -> SceneInfo:
+    """A new scene continuing from turn `turn_id` (default: the last turn)."""
+    scene = store.scene(scene_id)
+    lineage = Lineage.of(store, scene.branch_id)
+    at = store.turn(turn_id).idx if turn_id else lineage.length(store)
+    if not scene.start_point <= at <= lineage.length(store) and turn_id:
+        raise ValueError("That line is not part of this scene.")
+    return store.fork_scene(scene_id, at)

@@ -281,8 +281,13 @@ class Store:
         return [self.scene(r["id"]) for r in ids]
 
     def turns(self, scene_id: int) -> list[Turn]:
+        """The scene's own turns (a fork's inherited lines are on its parent branch)."""
         return [Turn(**r) for r in self._rows(
             "SELECT * FROM turns WHERE scene_id = ? ORDER BY idx", [scene_id])]
+
+    def branch_scene(self, branch_id: int) -> int | None:
+        row = self._one("SELECT id FROM scenes WHERE branch_id = ?", [branch_id])
+        return row["id"] if row else None
 
     def add_turn(self, scene_id: int, *, character: str, text: str, source: str,
                  method: str | None = None, events: list[dict] | None = None) -> Turn:
@@ -304,6 +309,50 @@ class Store:
             )
             db["scenes"].update(scene_id, {"updated_at": now()})
         return Turn(**self._one("SELECT * FROM turns WHERE id = ?", [turn_id]))
+
+    def turn(self, turn_id: int) -> Turn:
+        row = self._one("SELECT * FROM turns WHERE id = ?", [turn_id])
+        if row is None:
+            raise NotFoundError(f"There is no turn with id {turn_id}.")
+        return Turn(**row)
+
+    def child_forks(self, branch_id: int) -> list[dict]:
+        return self._rows("SELECT * FROM branches WHERE parent_id = ?", [branch_id])
+
+    def delete_turn(self, turn_id: int) -> None:
+        """Remove the last turn of its branch (its events go too; memory versions stay,
+        as they only cover the storyline before it)."""
+        turn = self.turn(turn_id)
+        if self.last_turn_index(turn.branch_id) != turn.idx:
+            raise ValueError("Only the last turn of a scene can be removed.")
+        if any(b["fork_point"] >= turn.idx for b in self.child_forks(turn.branch_id)):
+            raise ValueError("This turn has forks that continue from it; undo in a fork instead.")
+        with self.transaction() as db:
+            db.execute("UPDATE bookmark_versions SET turn_id = NULL WHERE turn_id = ?", [turn_id])
+            db.execute("UPDATE sync_costs SET turn_id = NULL WHERE turn_id = ?", [turn_id])
+            db.execute("DELETE FROM turn_events WHERE turn_id = ?", [turn_id])
+            db.execute("DELETE FROM turns WHERE id = ?", [turn_id])
+            db["scenes"].update(turn.scene_id, {"updated_at": now()})
+
+    def edit_turn(self, turn_id: int, text: str) -> Turn:
+        """Change a line; memory that had read it (versions on this branch at p ≥ its
+        index) is dropped so it is synchronized again from an earlier checkpoint."""
+        turn = self.turn(turn_id)
+        if any(b["fork_point"] >= turn.idx for b in self.child_forks(turn.branch_id)):
+            raise ValueError("Forks continue from this line; edit it in a new fork instead.")
+        with self.transaction() as db:
+            db.execute("UPDATE turns SET text = ? WHERE id = ?", [text, turn_id])
+            db.execute("DELETE FROM bookmark_versions WHERE branch_id = ? AND p >= ?",
+                       [turn.branch_id, turn.idx])
+            db["scenes"].update(turn.scene_id, {"updated_at": now()})
+        return self.turn(turn_id)
+
+    def scene_events(self, scene_id: int, kinds: tuple[str, ...]) -> list[dict]:
+        q = ",".join("?" * len(kinds))
+        return [json.loads(r["payload"]) for r in self._rows(
+            f"SELECT e.payload FROM turn_events e JOIN turns t ON t.id = e.turn_id "
+            f"WHERE t.scene_id = ? AND e.kind IN ({q}) ORDER BY t.idx, e.seq",
+            [scene_id, *kinds])]
 
     def turn_events(self, turn_id: int) -> list[dict]:
         return [json.loads(r["payload"]) for r in self._rows(
@@ -389,7 +438,8 @@ class Store:
                           [story_id, space])
 
     def commit_memory(self, writes, *, scene_id: int | None = None,
-                      turn: dict | None = None, events: list[dict] | None = None) -> Turn | None:
+                      turn: dict | None = None, events: list[dict] | None = None,
+                      replace_turn_id: int | None = None) -> Turn | None:
         """Write a step's new bookmarks, versions, costs, decisions (and its turn) at once.
 
         `writes` is a `grounding.MemoryWrites`; new bookmarks (id None) get their ids here."""
@@ -401,6 +451,8 @@ class Store:
                          "type": bm.type, "title": bm.title, "pinned": int(bm.pinned),
                          "created_at": now()}).last_pk
             turn_row = None
+            if replace_turn_id is not None:
+                self.delete_turn(replace_turn_id)
             if turn is not None and scene_id is not None:
                 turn_row = self.add_turn(scene_id, events=resolve_refs(events or []), **turn)
             turn_id = turn_row.id if turn_row else None
@@ -437,6 +489,19 @@ class Store:
     def log_call(self, record: dict) -> None:
         with self.transaction() as db:
             db["llm_calls"].insert({"created_at": now(), **record})
+
+    def turn_calls(self, turn_id: int) -> dict:
+        """Model calls logged for the scene between the previous turn and this one."""
+        turn = self.turn(turn_id)
+        prev = self._one("SELECT MAX(created_at) AS t FROM turns WHERE scene_id = ? AND idx < ?",
+                         [turn.scene_id, turn.idx])
+        since = (prev or {}).get("t") or "0"
+        row = self._one(
+            "SELECT COUNT(*) AS calls, COALESCE(SUM(prompt_tokens + completion_tokens), 0) AS "
+            "tokens, COALESCE(SUM(latency_ms), 0) AS latency_ms FROM llm_calls WHERE "
+            "scene_id = ? AND created_at > ? AND created_at <= ?",
+            [turn.scene_id, since, turn.created_at])
+        return row or {"calls": 0, "tokens": 0, "latency_ms": 0}
 
     def calls(self, limit: int = 100) -> list[dict]:
         return self._rows("SELECT * FROM llm_calls ORDER BY id DESC LIMIT ?", [limit])

@@ -173,7 +173,7 @@ async def sync_state(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, story
         kind = decision.decision
         if kind != "unchanged" and not text:
             kind = "unchanged"
-        if kind == "refine" and (node is None or (bm.pinned and len(content.nodes) == 1)):
+        if kind == "refine" and (node is None or bm.pinned):
             kind = "append"  # nothing to refine yet, or the user's pinned node stays as written
         if kind == "unchanged":
             if node is not None:
