@@ -24,7 +24,7 @@ def buckets(rows: list[dict], n: int = 4) -> list[tuple[str, dict]]:
     out = []
     for b in range(n):
         lo, hi = b / n, (b + 1) / n
-        sel = [r for r in rows if lo < r["position"] / r["story_length"] <= hi or (b == 0 and r["position"] / r["story_length"] == 0)]
+        sel = [r for r in rows if lo < r["position"] / r["story_length"] <= hi]
         agg = {k: sum(r[k] for r in sel) for k in ("actions_read", "actions_read_wo", "calls",
                                                    "calls_wo")}
         agg["tokens"] = sum(r["prompt_tokens"] + r["completion_tokens"] for r in sel)
