@@ -24,16 +24,21 @@ class Services:
     settings: Settings
     store: Store
     llms: dict[str, LLM]
+    env_settings: Settings | None = None  # before the UI's saved settings were applied
+
+    def __post_init__(self) -> None:
+        self.env_settings = self.env_settings or self.settings
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, llms: dict[str, LLM] | None = None
              ) -> Services:
-        settings = settings or load_settings()
-        store = Store(settings.db_path)
-        overrides = store.get_setting("roles", {})
-        if overrides:
-            settings = settings.with_overrides(overrides)
-        return cls(settings=settings, store=store, llms=llms or build_llms(settings, store))
+        from .model_settings import apply_saved
+
+        env_settings = settings or load_settings()
+        store = Store(env_settings.db_path)
+        settings = apply_saved(env_settings, store.get_setting("roles", {}))
+        return cls(settings=settings, store=store, llms=llms or build_llms(settings, store),
+                   env_settings=env_settings)
 
     def import_file(self, path: str | Path, *, fmt: str | None = None,
                     title: str | None = None) -> int:

@@ -267,6 +267,10 @@ class Store:
             db["stories"].update(story_id, {"last_used_at": now()})
         return self.scene(scene_id)
 
+    def update_scene_settings(self, scene_id: int, settings: dict) -> None:
+        with self.transaction() as db:
+            db["scenes"].update(scene_id, {"settings": json.dumps(settings), "updated_at": now()})
+
     def scene(self, scene_id: int) -> SceneInfo:
         row = self._one("SELECT * FROM scenes WHERE id = ?", [scene_id])
         if row is None:

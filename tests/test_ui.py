@@ -43,3 +43,27 @@ def test_bundled_import_is_idempotent(tmp_path):
     services = make_services(tmp_path, ScriptedFakeModel())
     first = services.ensure_bundled()
     assert first and services.ensure_bundled() == []
+
+
+def test_settings_saved_masked_and_applied(tmp_path):
+    from bookmarks import model_settings
+
+    services = make_services(tmp_path, ScriptedFakeModel())
+    model_settings.save(services, {"actor": {"base_url": "http://127.0.0.1:9/v1",
+                                             "api_key": "sk-secret-123456", "model": "m1",
+                                             "temperature": 0.5}})
+    shown = model_settings.current(services)["actor"]
+    assert shown["api_key_masked"] == "sk-…56" and "secret" not in str(shown)
+    assert services.llms["actor"].model.base_url == "http://127.0.0.1:9/v1"
+    assert services.llms["memory"].config.embedded
+    # an empty key keeps the stored one; "-" clears it
+    model_settings.save(services, {"actor": {"base_url": "http://127.0.0.1:9/v1", "api_key": "",
+                                             "model": "m2", "temperature": 0.5}})
+    assert services.settings.role("actor").api_key == "sk-secret-123456"
+    model_settings.save(services, {"actor": {"base_url": "", "api_key": "-", "model": "",
+                                             "temperature": 0.8}})
+    assert services.settings.role("actor").embedded
+    # and they survive a restart
+    reopened = Services.open(load_settings({"BOOKMARKS_DATA_DIR": str(tmp_path)}),
+                             llms=services.llms)
+    assert reopened.settings.role("actor").temperature == 0.8

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from bookmarks.importers import FORMATS
+from bookmarks.importers import FORMATS, load_story
 from bookmarks.services import Services
 
 from .render import esc, parse_id, story_label, user_errors
@@ -27,7 +27,8 @@ def build_library_tab(services: Services) -> dict:
                                  file_types=[".jsonl", ".json", ".txt", ".md"], type="filepath")
                 fmt = gr.Dropdown(["auto", *FORMATS], value="auto", label="Format")
                 title = gr.Textbox(label="Title (optional)")
-                import_btn = gr.Button("Import", variant="primary")
+                preview = gr.Markdown(elem_id="library-preview")
+                import_btn = gr.Button("Import", variant="primary", elem_id="import-btn")
                 bundled_btn = gr.Button("Import bundled stories")
                 status = gr.Markdown(elem_id="library-status")
             with gr.Column(scale=2):
@@ -42,6 +43,14 @@ def build_library_tab(services: Services) -> dict:
                     next_btn = gr.Button("Next ▶")
                 storyline = gr.Dataframe(headers=["#", "chapter", "character", "text"],
                                          label="Storyline", interactive=False, wrap=True)
+                with gr.Accordion("Merge characters or delete the story", open=False):
+                    with gr.Row():
+                        keep = gr.Dropdown([], label="Keep")
+                        merge = gr.Dropdown([], label="Merge into it (becomes an alias)")
+                        merge_btn = gr.Button("Merge")
+                    with gr.Row():
+                        confirm = gr.Checkbox(label="Yes, delete this story and its scenes")
+                        delete_btn = gr.Button("Delete story", variant="stop")
 
     @user_errors
     def do_import(path: str | None, fmt_: str, title_: str):
@@ -54,6 +63,35 @@ def build_library_tab(services: Services) -> dict:
         return msg, gr.update(choices=story_choices(services), value=story_label(info))
 
     @user_errors
+    def do_preview(path: str | None, fmt_: str):
+        if not path:
+            return ""
+        story = load_story(path, fmt=None if fmt_ == "auto" else fmt_,
+                           max_bytes=services.settings.max_upload_bytes)
+        counts = story.action_counts()
+        cast = ", ".join(f"{esc(c.name)} ({counts.get(c.name, 0)})" for c in story.characters[:12])
+        first = "  \n".join(f"[{a.index}] **{esc(a.character)}**: {esc(a.text[:160])}"
+                            for a in story.actions[:8])
+        return (f"**{esc(story.title)}** — format *{story.source_format}*, {len(story.actions)} "
+                f"actions, {len(story.chapters())} chapters.  \nCast: {cast}  \n\n{first}")
+
+    @user_errors
+    def do_merge(label: str | None, keep_: str | None, merge_: str | None):
+        if not (label and keep_ and merge_) or keep_ == merge_:
+            raise gr.Error("Choose two different characters.")
+        services.store.merge_characters(parse_id(label), keep_, merge_)
+        return (f"Merged {esc(merge_)} into {esc(keep_)}.", *show(label, 1))
+
+    @user_errors
+    def do_delete(label: str | None, sure: bool):
+        if not label:
+            raise gr.Error("Choose a story first.")
+        if not sure:
+            raise gr.Error("Tick the box to confirm the deletion.")
+        services.store.delete_story(parse_id(label))
+        return "Story deleted.", gr.update(choices=story_choices(services), value=None), False
+
+    @user_errors
     def do_bundled():
         ids = services.ensure_bundled()
         msg = f"Imported {len(ids)} bundled stories." if ids else "Bundled stories are already imported."
@@ -62,7 +100,7 @@ def build_library_tab(services: Services) -> dict:
     @user_errors
     def show(label: str | None, page_: float):
         if not label:
-            return "", [], [], 1
+            return "", [], [], 1, gr.update(choices=[]), gr.update(choices=[])
         story_id = parse_id(label)
         info = services.store.story(story_id)
         counts = services.store.action_counts(story_id)
@@ -76,14 +114,18 @@ def build_library_tab(services: Services) -> dict:
         text = (f"**{esc(info.title)}** — {info.n_actions} actions, {len(rows)} characters, "
                 f"{len(chapters)} chapters, {info.source_format} format. "
                 f"Page {p} of {pages}. {esc(info.description)}")
-        return text, rows, lines, p
+        names = [r[0] for r in rows]
+        return text, rows, lines, p, gr.update(choices=names), gr.update(choices=names)
 
+    shown = [summary, cast, storyline, page, keep, merge]
+    upload.change(do_preview, [upload, fmt], [preview])
+    fmt.change(do_preview, [upload, fmt], [preview])
     import_btn.click(do_import, [upload, fmt, title], [status, story])
     bundled_btn.click(do_bundled, None, [status, story])
-    story.change(show, [story, gr.State(1)], [summary, cast, storyline, page])
-    page.submit(show, [story, page], [summary, cast, storyline, page])
-    prev_btn.click(lambda s, p: show(s, (p or 1) - 1), [story, page],
-                   [summary, cast, storyline, page])
-    next_btn.click(lambda s, p: show(s, (p or 1) + 1), [story, page],
-                   [summary, cast, storyline, page])
+    story.change(show, [story, gr.State(1)], shown)
+    page.submit(show, [story, page], shown)
+    prev_btn.click(lambda s, p: show(s, (p or 1) - 1), [story, page], shown)
+    next_btn.click(lambda s, p: show(s, (p or 1) + 1), [story, page], shown)
+    merge_btn.click(do_merge, [story, keep, merge], [status, *shown])
+    delete_btn.click(do_delete, [story, confirm], [status, story, confirm])
     return {"story": story}

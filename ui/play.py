@@ -1,17 +1,30 @@
-"""Play tab: start or resume a scene, add your own lines, let the model speak."""
+"""Play tab: start or resume a scene, play a character or direct, let the model speak,
+and watch the memory side panel. Handlers are thin: all logic is in `bookmarks/`."""
 
 from __future__ import annotations
 
 import gradio as gr
 
+from bookmarks import panel
 from bookmarks.errors import BookmarksError
-from bookmarks.play import add_user_turn, generate_turn
+from bookmarks.methods import METHODS
+from bookmarks.play import (
+    add_user_turn,
+    choose_speaker,
+    fork_at,
+    generate_turn,
+    regenerate_last,
+    round_robin,
+    undo_last,
+)
 from bookmarks.services import Services
 
 from .library import story_choices
-from .render import chat_messages, parse_id, scene_label, user_errors
+from .panel import activity_html, cost_html, passage_md, timeline_html
+from .render import esc, parse_id, scene_label, user_errors
 
-TRUNK_CONTEXT = 3  # story lines shown above a scene's first turn
+DIRECTOR = "Director (the model plays everyone)"
+METHOD_CHOICES = [(label, key) for key, label in METHODS.items()]
 
 
 def scene_choices(services: Services) -> list[str]:
@@ -19,100 +32,273 @@ def scene_choices(services: Services) -> list[str]:
 
 
 def build_play_tab(services: Services) -> dict:
+    store = services.store
     with gr.Tab("Play", id="play"):
+        scene_id = gr.State(None)
         with gr.Row():
-            with gr.Column(scale=1):
+            with gr.Column(scale=1, min_width=260):
                 gr.Markdown("### New scene")
                 story = gr.Dropdown(story_choices(services), label="Story", elem_id="play-story")
-                point = gr.Number(label="Story point (start after action…)", precision=0,
-                                  minimum=0)
-                cast = gr.CheckboxGroup([], label="Cast")
+                point = gr.Number(label="Start after story action", precision=0, minimum=0,
+                                  elem_id="play-point")
+                cast = gr.CheckboxGroup([], label="Cast (2 or more)", elem_id="play-cast")
+                own = gr.Textbox(label="Add a character of your own (optional)")
                 setting = gr.Textbox(label="Setting (optional)", lines=2)
+                method = gr.Dropdown(METHOD_CHOICES, value="bookmarks", label="Grounding method",
+                                     elem_id="play-method")
+                budget = gr.Slider(1, 8, value=services.settings.budget, step=1,
+                                   label="Bookmark budget K")
+                you = gr.Dropdown([DIRECTOR], value=DIRECTOR, label="You play",
+                                  elem_id="play-you")
+                order = gr.Radio(["round-robin", "model chooses"], value="round-robin",
+                                 label="Next speaker")
                 start_btn = gr.Button("Start scene", variant="primary", elem_id="start-scene")
                 gr.Markdown("### Past scenes")
                 scenes = gr.Dropdown(scene_choices(services), label="Resume a scene",
                                      elem_id="play-scenes")
-                backend = gr.Markdown("\n\n".join(
-                    f"`{services.settings.role(r).describe()}`" for r in ("actor",)))
             with gr.Column(scale=2):
-                title = gr.Markdown(elem_id="scene-title")
-                chat = gr.Chatbot(label="Scene", height=480, elem_id="scene-chat")
+                title = gr.Markdown("*Start a scene, or resume one.*", elem_id="scene-title")
+                chat = gr.Chatbot(label="Scene", height=520, elem_id="scene-chat")
                 with gr.Row():
-                    speaker = gr.Dropdown([], label="Next speaker (model)", scale=2,
-                                          elem_id="next-speaker")
-                    next_btn = gr.Button("Next line ▶", variant="primary", scale=1,
-                                         elem_id="next-line")
+                    next_btn = gr.Button("Next ▶", variant="primary", elem_id="next-turn")
+                    auto_n = gr.Number(value=3, precision=0, minimum=1, maximum=20,
+                                       label="Turns", min_width=80)
+                    auto_btn = gr.Button("Auto-continue", elem_id="auto-continue")
                 with gr.Row():
-                    as_who = gr.Dropdown([], label="Speak as", allow_custom_value=True, scale=1)
-                    line = gr.Textbox(label="Your line", scale=3, elem_id="user-line")
-                    say_btn = gr.Button("Add my line", scale=1)
-    scene_id = gr.State(None)
+                    line = gr.Textbox(label="Your line", scale=4, elem_id="user-line")
+                    say_btn = gr.Button("Send", scale=1, elem_id="send-line")
+                with gr.Row():
+                    turn_pick = gr.Dropdown([], label="Turn", scale=2, elem_id="turn-pick")
+                    regen_btn = gr.Button("Regenerate last", scale=1)
+                    undo_btn = gr.Button("Undo last", scale=1)
+                    fork_btn = gr.Button("Fork here", scale=1, elem_id="fork-here")
+                with gr.Accordion("Edit the selected line", open=False):
+                    edit_text = gr.Textbox(label="New text", lines=2)
+                    edit_btn = gr.Button("Save edit")
+            with gr.Column(scale=2):
+                gr.Markdown("### Memory")
+                activity = gr.HTML(activity_html(None), elem_id="memory-panel")
+                cost = gr.HTML("", elem_id="cost-meter")
+                evidence = gr.Dropdown([], label="Show an evidence passage", elem_id="evidence")
+                passage = gr.Markdown()
+                with gr.Accordion("Bookmarks browser", open=False):
+                    with gr.Row():
+                        f_type = gr.Dropdown(["", "concept", "state", "behavioral", "profile"],
+                                             value="", label="Type")
+                        f_subject = gr.Textbox(label="Subject")
+                        f_title = gr.Textbox(label="Title")
+                    bookmark = gr.Dropdown([], label="Bookmark", elem_id="bookmark-pick")
+                    timeline = gr.HTML()
+                    bm_text = gr.Textbox(label="Edit text", lines=3)
+                    bm_pin = gr.Checkbox(label="Pin (syncs build on your text)")
+                    bm_save = gr.Button("Save bookmark")
+
+    view_outputs = [scene_id, title, chat, turn_pick, activity, cost, evidence, scenes, you, bookmark]
+
+    def view(sid: int, turn_id: int | None = None) -> dict:
+        scene = store.scene(sid)
+        lines = panel.scene_storyline(store, scene)
+        turns = [x for x in lines if x["turn_id"]]
+        chosen = turn_id or next((x["turn_id"] for x in reversed(turns)), None)
+        act = panel.turn_activity(store, chosen) if chosen else None
+        label = next((f"{x['index']} · {x['character']}" for x in turns if x["turn_id"] == chosen), "")
+        played = scene.settings.get("you") or DIRECTOR
+        return {
+            scene_id: sid,
+            title: f"### {esc(scene.title)}\n{esc(METHODS.get(scene.method, scene.method))}, "
+                   f"K={scene.settings.get('budget', 3)}; you play: {esc(played)}",
+            chat: _messages(lines),
+            turn_pick: gr.update(choices=[(f"{x['index']} · {x['character']}", x["turn_id"])
+                                          for x in turns], value=chosen),
+            activity: activity_html(act, label),
+            cost: cost_html(panel.cost_meter(store, sid, chosen)),
+            evidence: gr.update(choices=act["evidence"] if act else [], value=None),
+            scenes: gr.update(choices=scene_choices(services), value=scene_label(scene)),
+            you: gr.update(choices=[DIRECTOR, *scene.cast], value=played),
+            bookmark: gr.update(choices=_bookmark_choices(store, scene), value=None),
+        }
 
     @user_errors
     def pick_story(label: str | None):
         if not label:
-            return gr.update(), gr.update(choices=[])
+            return {point: gr.update(), cast: gr.update(choices=[])}
         story_id = parse_id(label)
-        info = services.store.story(story_id)
-        names = [c.name for c in services.store.characters(story_id)]
-        major = [c.name for c in services.store.characters(story_id) if c.major][:2]
-        return gr.update(value=info.n_actions, maximum=info.n_actions), \
-            gr.update(choices=names, value=major)
-
-    def view(sid: int):
-        scene = services.store.scene(sid)
-        trunk = services.store.actions(scene.story_id, max(1, scene.start_point - TRUNK_CONTEXT + 1),
-                                       scene.start_point)
-        turns = services.store.turns(sid)
-        msgs = chat_messages(turns, [(a.character, a.text) for a in trunk])
-        who = gr.update(choices=scene.cast, value=scene.cast[0] if scene.cast else None)
-        heading = f"### {scene.title}"
-        return sid, heading, msgs, who, gr.update(choices=scene.cast), \
-            gr.update(choices=scene_choices(services), value=scene_label(scene))
+        info = store.story(story_id)
+        chars = store.characters(story_id)
+        major = [c.name for c in chars if c.major][:2] or [c.name for c in chars][:2]
+        return {point: gr.update(value=info.n_actions, maximum=info.n_actions),
+                cast: gr.update(choices=[c.name for c in chars], value=major)}
 
     @user_errors
-    def start(label: str | None, point_: float | None, cast_: list[str], setting_: str):
+    def start(label, point_, cast_, own_, setting_, method_, budget_, order_):
         story_id = parse_id(label)
-        info = services.store.story(story_id)
-        if not cast_:
-            raise gr.Error("Choose at least one character for the cast.")
+        info = store.story(story_id)
+        members = list(cast_ or []) + ([own_.strip()] if own_ and own_.strip() else [])
+        if len(members) < 2:
+            raise gr.Error("Choose at least two characters for the cast.")
         p = info.n_actions if point_ is None else int(point_)
         if not 0 <= p <= info.n_actions:
             raise gr.Error(f"The story point must be between 0 and {info.n_actions}.")
-        scene = services.store.create_scene(story_id, start_point=p, cast=list(cast_),
-                                            setting=setting_.strip(), method="vanilla")
+        scene = store.create_scene(story_id, start_point=p, cast=members, setting=setting_.strip(),
+                                   method=method_, settings={"budget": int(budget_),
+                                                             "order": order_, "you": DIRECTOR})
         return view(scene.id)
 
     @user_errors
-    def resume(label: str | None):
-        if not label:
-            raise gr.Error("Choose a scene to resume.")
-        return view(parse_id(label, "scene"))
+    def resume(label):
+        return view(parse_id(label, "scene")) if label else {}
 
-    async def next_line(sid: int | None, who: str | None):
+    @user_errors
+    def set_you(sid, who):
+        if sid is None:
+            return {}
+        scene = store.scene(sid)
+        store.update_scene_settings(sid, {**scene.settings, "you": who or DIRECTOR})
+        return view(sid)
+
+    async def one_turn(sid: int) -> None:
+        scene = store.scene(sid)
+        you_play = scene.settings.get("you")
+        user_char = None if you_play in (None, DIRECTOR) else you_play
+        if scene.settings.get("order") == "model chooses":
+            who = await choose_speaker(store, services.llms["memory"], scene, user_char)
+        else:
+            who = round_robin(store, scene, user_char)
+        await generate_turn(store, services.llms, sid, who, budget=scene.settings.get("budget", 3),
+                            window=services.settings.scene_window)
+
+    async def run_turns(sid, n):
         if sid is None:
             raise gr.Error("Start or resume a scene first.")
-        if not who:
-            raise gr.Error("Choose who speaks next.")
+        n = max(1, min(20, int(n or 1)))
+        for k in range(n):
+            pending = view(sid)
+            pending[chat] = pending[chat] + [{"role": "assistant", "content":
+                                              f"⏳ *thinking… (turn {k + 1} of {n})*"}]
+            yield pending
+            try:
+                await one_turn(sid)
+            except BookmarksError as exc:
+                raise gr.Error(str(exc)) from None
+            yield view(sid)
+
+    async def next_one(sid):
+        async for update in run_turns(sid, 1):
+            yield update
+
+    @user_errors
+    def say(sid, who, text):
+        if sid is None:
+            raise gr.Error("Start or resume a scene first.")
+        scene = store.scene(sid)
+        speaker = who if who and who != DIRECTOR else "narration"
+        add_user_turn(store, sid, speaker, text or "")
+        return {**view(sid), line: ""} if scene else {}
+
+    async def regenerate(sid):
+        if sid is None:
+            raise gr.Error("Start or resume a scene first.")
+        scene = store.scene(sid)
         try:
-            await generate_turn(services.store, services.llms, sid, who,
-                                window=services.settings.scene_window)
-        except BookmarksError as exc:
+            await regenerate_last(store, services.llms, sid, budget=scene.settings.get("budget", 3))
+        except (BookmarksError, ValueError) as exc:
             raise gr.Error(str(exc)) from None
         return view(sid)
 
     @user_errors
-    def say(sid: int | None, who: str | None, text: str):
+    def undo(sid):
         if sid is None:
             raise gr.Error("Start or resume a scene first.")
-        add_user_turn(services.store, sid, who or "narration", text)
-        return (*view(sid), "")
+        if undo_last(store, sid) is None:
+            gr.Warning("The scene has no turn to undo.")
+        return view(sid)
 
-    outputs = [scene_id, title, chat, speaker, as_who, scenes]
+    @user_errors
+    def fork(sid, turn_id):
+        if sid is None:
+            raise gr.Error("Start or resume a scene first.")
+        new = fork_at(store, sid, turn_id)
+        gr.Info(f"Forked into scene {new.id}; memory now follows this branch.")
+        return view(new.id)
+
+    @user_errors
+    def edit(sid, turn_id, text):
+        if sid is None or not turn_id:
+            raise gr.Error("Select a line to edit.")
+        if not (text or "").strip():
+            raise gr.Error("The new text is empty.")
+        store.edit_turn(turn_id, text.strip())
+        return view(sid, turn_id)
+
+    @user_errors
+    def pick_turn(sid, turn_id):
+        return view(sid, turn_id) if sid is not None and turn_id else {}
+
+    @user_errors
+    def show_passage(sid, index):
+        if sid is None or index in (None, ""):
+            return ""
+        return passage_md(panel.passage(store, store.scene(sid), int(index)))
+
+    @user_errors
+    def filter_bookmarks(sid, kind, subject, title_):
+        if sid is None:
+            return gr.update(choices=[])
+        scene = store.scene(sid)
+        return gr.update(choices=_bookmark_choices(store, scene, kind, subject, title_), value=None)
+
+    @user_errors
+    def show_bookmark(sid, bid):
+        if sid is None or not bid:
+            return "", "", False
+        tl = panel.bookmark_timeline(store, store.scene(sid), int(bid))
+        last = tl["versions"][-1]["text"] if tl["versions"] else ""
+        return timeline_html(tl), last, bool(tl["bookmark"]["pinned"])
+
+    @user_errors
+    def save_bookmark(sid, bid, text, pin):
+        if sid is None or not bid:
+            raise gr.Error("Choose a bookmark first.")
+        panel.edit_bookmark(store, store.scene(sid), int(bid), text or "", bool(pin))
+        gr.Info("Bookmark saved.")
+        return show_bookmark(sid, bid)
+
+    model_events = {"concurrency_id": "models", "concurrency_limit": 2}
     story.change(pick_story, [story], [point, cast])
-    start_btn.click(start, [story, point, cast, setting], outputs)
-    scenes.input(resume, [scenes], outputs)
-    next_btn.click(next_line, [scene_id, speaker], outputs, concurrency_id="actor-model")
-    say_btn.click(say, [scene_id, as_who, line], [*outputs, line])
-    line.submit(say, [scene_id, as_who, line], [*outputs, line])
-    return {"story": story, "backend": backend}
+    start_btn.click(start, [story, point, cast, own, setting, method, budget, order], view_outputs)
+    scenes.input(resume, [scenes], view_outputs)
+    you.input(set_you, [scene_id, you], view_outputs)
+    next_btn.click(next_one, [scene_id], view_outputs, **model_events)
+    auto_btn.click(run_turns, [scene_id, auto_n], view_outputs, **model_events)
+    say_btn.click(say, [scene_id, you, line], [*view_outputs, line])
+    line.submit(say, [scene_id, you, line], [*view_outputs, line])
+    regen_btn.click(regenerate, [scene_id], view_outputs, **model_events)
+    undo_btn.click(undo, [scene_id], view_outputs)
+    fork_btn.click(fork, [scene_id, turn_pick], view_outputs)
+    edit_btn.click(edit, [scene_id, turn_pick, edit_text], view_outputs)
+    turn_pick.input(pick_turn, [scene_id, turn_pick], view_outputs)
+    evidence.input(show_passage, [scene_id, evidence], [passage])
+    for box in (f_type, f_subject, f_title):
+        box.change(filter_bookmarks, [scene_id, f_type, f_subject, f_title], [bookmark])
+    bookmark.input(show_bookmark, [scene_id, bookmark], [timeline, bm_text, bm_pin])
+    bm_save.click(save_bookmark, [scene_id, bookmark, bm_text, bm_pin], [timeline, bm_text, bm_pin])
+    return {"story": story}
+
+
+def _messages(lines: list[dict]) -> list[dict]:
+    out = []
+    for x in lines:
+        who = esc(x["character"])
+        body = f"*{esc(x['text'])}*" if x["character"] == "narration" else f"**{who}:** {esc(x['text'])}"
+        if x["source"] == "story":
+            out.append({"role": "assistant", "content": f"📖 [{x['index']}] {body}"})
+        else:
+            out.append({"role": "user" if x["source"] == "user" else "assistant",
+                        "content": f"[{x['index']}] {body}"})
+    return out
+
+
+def _bookmark_choices(store, scene, kind="", subject="", title=""):
+    return [(f"#{b['id']} {b['title']} [{b['type']}] p={b['p']}{' 📌' if b['pinned'] else ''}",
+             b["id"]) for b in panel.bookmark_list(store, scene, kind=kind, subject=subject,
+                                                  title=title)]

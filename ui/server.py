@@ -12,6 +12,7 @@ from bookmarks.services import Services
 
 from .library import build_library_tab
 from .play import build_play_tab
+from .settings import build_settings_tab
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +23,7 @@ def build_app(services: Services) -> gr.Blocks:
         with gr.Tabs():
             build_library_tab(services)
             build_play_tab(services)
+            build_settings_tab(services)
     return demo
 
 

@@ -1,0 +1,102 @@
+"""HTML for the memory side panel. Every story, bookmark and model text is escaped."""
+
+from __future__ import annotations
+
+from .render import esc
+
+BADGE = ('<span class="bm-badge bm-{kind}" style="display:inline-block;padding:0 6px;'
+         'border-radius:8px;font-size:0.8em;margin-right:4px;background:{bg};color:#fff">'
+         '{label}</span>')
+COLORS = {"reused": "#2e7d32", "initialized": "#1565c0", "collapsed": "#6d4c41", "?": "#757575"}
+
+
+def badge(kind: str, label: str | None = None) -> str:
+    return BADGE.format(kind=esc(kind), bg=COLORS.get(kind, "#757575"), label=esc(label or kind))
+
+
+def activity_html(act: dict | None, turn_label: str = "") -> str:
+    if not act:
+        return "<p><em>Select a model turn to see what the memory did.</em></p>"
+    parts = [f"<h4>Turn {esc(turn_label)}</h4>"]
+    if act["proposed"]:
+        parts.append("<b>Proposed sections</b><ul>")
+        for p in act["proposed"]:
+            detail = ""
+            if p["outcome"] == "reused":
+                same = p["matched_title"] == p["title"]
+                detail = (f" — bookmark #{p['bookmark']} from checkpoint p={p['from_p']}"
+                          + ("" if same else f" (“{esc(p['matched_title'])}”)"))
+            elif p["outcome"] == "initialized":
+                detail = f" — new bookmark #{p['bookmark']} at p=0"
+            parts.append(f"<li>{badge(p['outcome'])}<b>{esc(p['title'])}</b> "
+                         f"<small>[{esc(p['type'])}, about {esc(p['subject'])}]</small>{detail}</li>")
+        parts.append("</ul>")
+    elif act["reused_profiles"]:
+        parts.append("<b>Profile sections</b><ul>" + "".join(
+            f"<li>{badge(e['kind'])}{esc(e['title'])}</li>" for e in act["reused_profiles"])
+            + "</ul>")
+    if act["syncs"]:
+        parts.append("<b>Synchronization</b><ul>")
+        for s in act["syncs"]:
+            parts.append(
+                f"<li>{esc(s['title'])}: p {s['p_old']} → {s['p_new']}, read {s['actions_read']} "
+                f"actions (without reuse {s['actions_read_wo']}), {s['calls']} calls, "
+                f"{s['prompt_tokens'] + s['completion_tokens']} tokens "
+                f"(without reuse ≈{round(s['tokens_wo'])})</li>")
+        parts.append("</ul>")
+    if act["state_changes"]:
+        parts.append("<b>State traces</b><ul>")
+        for c in act["state_changes"]:
+            verb = "refined" if c["kind"] == "state_refined" else "appended"
+            before = f"<del>{esc(c['before'])}</del> → " if c["before"] else ""
+            parts.append(f"<li><i>{esc(c['title'])}</i> {verb} (actions {c['range'][0]}–"
+                         f"{c['range'][1]}): {before}<ins>{esc(c['after'])}</ins></li>")
+        parts.append("</ul>")
+    calls = act["calls"]
+    parts.append(f"<p><small>{calls['calls']} model calls, {calls['tokens']} tokens, "
+                 f"{calls['latency_ms'] / 1000:.1f} s of model time; actor tries: "
+                 f"{act['actor_tries']}</small></p>")
+    if act["grounding"]:
+        pieces = "".join(
+            f"<li>{esc(p['label'])}: actions {esc(', '.join(map(str, p['evidence'][:12])))}</li>"
+            for p in act["pieces"] if p.get("evidence"))
+        parts.append("<details open><summary><b>Grounding the actor saw</b></summary>"
+                     f"<pre style='white-space:pre-wrap'>{esc(act['grounding'])}</pre>"
+                     f"<b>Evidence</b><ul>{pieces}</ul></details>")
+    else:
+        parts.append("<p><i>No grounding (Vanilla, or nothing relevant yet).</i></p>")
+    return "\n".join(parts)
+
+
+def cost_html(meter: dict) -> str:
+    t, s = meter["turn"], meter["scene"]
+    return (
+        "<div class='bm-cost'><b>Cost meter</b><br>"
+        f"This turn: {t['memory_tokens']} memory tokens; sync {t['sync_tokens']} "
+        f"(≈{t['sync_tokens_without_reuse']} without reuse)<br>"
+        f"Scene so far: {s['memory_tokens']} memory tokens; sync {s['sync_tokens']} "
+        f"(≈{s['sync_tokens_without_reuse']} without reuse) — <b>saved ≈{s['saved']} tokens by "
+        "reuse</b></div>")
+
+
+def passage_md(lines: list[dict]) -> str:
+    out = []
+    for ln in lines:
+        text = f"[{ln['index']}] {esc(ln['character'])}: {esc(ln['text'])}"
+        out.append(f"**{text}**" if ln["focus"] else text)
+    return "  \n".join(out)
+
+
+def timeline_html(timeline: dict) -> str:
+    bm = timeline["bookmark"]
+    pin = " 📌 pinned" if bm["pinned"] else ""
+    parts = [f"<h4>#{bm['id']} {esc(bm['title'])}</h4><small>{esc(bm['type'])}, about "
+             f"{esc(bm['subject'])}{pin}</small><ol>"]
+    for v in timeline["versions"]:
+        diff = "".join(
+            f"<div style='color:{'#2e7d32' if ln.startswith('+') else '#c62828'}'>{esc(ln)}</div>"
+            for ln in v["diff"].splitlines() if ln[:1] in "+-")
+        parts.append(f"<li>p={v['p']} (branch {v['branch_id']})<pre style='white-space:pre-wrap'>"
+                     f"{esc(v['text'])}</pre>{diff}</li>")
+    parts.append("</ol>")
+    return "".join(parts)

@@ -1,0 +1,49 @@
+"""Settings tab: model endpoint per role, connection test. Keys are never shown back."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from bookmarks import model_settings
+from bookmarks.config import ROLES
+from bookmarks.services import Services
+
+from .render import esc, user_errors
+
+
+def build_settings_tab(services: Services) -> None:
+    with gr.Tab("Settings", id="settings"):
+        gr.Markdown("Each role can use its own OpenAI-compatible server. Leave base URL and key "
+                    "empty to use the embedded local model. An empty key field keeps the stored "
+                    "key; type `-` to clear it.")
+        status = gr.Markdown(elem_id="settings-status")
+        fields: dict[str, dict] = {}
+        now = model_settings.current(services)
+        for role in ROLES:
+            with gr.Group():
+                gr.Markdown(f"#### {role.capitalize()}")
+                with gr.Row():
+                    fields[role] = {
+                        "base_url": gr.Textbox(now[role]["base_url"], label="Base URL",
+                                               placeholder="embedded local model"),
+                        "api_key": gr.Textbox("", label="API key", type="password",
+                                              placeholder=f"stored: {now[role]['api_key_masked']}"),
+                        "model": gr.Textbox(now[role]["model"], label="Model"),
+                        "temperature": gr.Number(now[role]["temperature"], label="Temperature",
+                                                 minimum=0, maximum=2),
+                    }
+                    test = gr.Button(f"Test {role}", scale=0)
+                test.click(user_errors(lambda r=role: model_settings.test_connection(services, r)),
+                           None, status, concurrency_id="models")
+        save = gr.Button("Save settings", variant="primary")
+        inputs = [fields[r][k] for r in ROLES for k in model_settings.FIELDS]
+
+        @user_errors
+        def do_save(*values):
+            it = iter(values)
+            form = {r: {k: next(it) for k in model_settings.FIELDS} for r in ROLES}
+            model_settings.save(services, form)
+            lines = [esc(services.settings.role(r).describe()) for r in ROLES]
+            return "Saved.  \n" + "  \n".join(lines), *[""] * len(ROLES)
+
+        save.click(do_save, inputs, [status, *[fields[r]["api_key"] for r in ROLES]])
