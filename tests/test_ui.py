@@ -8,7 +8,8 @@ from bookmarks.config import load_settings
 from bookmarks.services import Services
 from bookmarks.store import Store
 from bookmarks.testing import ScriptedFakeModel
-from ui.render import chat_messages, esc
+from ui.play import _messages
+from ui.render import esc
 from ui.server import build_app
 
 from .conftest import make_llm
@@ -27,14 +28,17 @@ def test_app_builds_with_tabs(tmp_path):
     demo = build_app(services)
     assert isinstance(demo, gr.Blocks)
     labels = {getattr(b, "label", None) for b in demo.blocks.values()}
-    assert {"Library", "Play"} <= labels
+    assert {"Library", "Play", "Settings"} <= labels
+    # only Tab blocks may sit directly in Tabs (a stray component there breaks the tab bar)
+    for block in demo.blocks.values():
+        if isinstance(block, gr.Tabs):
+            assert all(isinstance(child, gr.Tab) for child in block.children)
 
 
 def test_story_text_is_escaped():
-    from bookmarks.store import Turn
-    t = Turn(id=1, scene_id=1, branch_id=1, idx=1, character="<b>X</b>",
-             text="<script>alert(1)</script>", source="model", method=None, created_at="")
-    (msg,) = chat_messages([t])
+    line = {"index": 1, "character": "<b>X</b>", "text": "<script>alert(1)</script>",
+            "source": "model", "turn_id": 1}
+    (msg,) = _messages([line])
     assert "<script>" not in msg["content"] and "&lt;script&gt;" in msg["content"]
     assert esc('"&') == "&quot;&amp;"
 

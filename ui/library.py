@@ -19,14 +19,15 @@ def story_choices(services: Services) -> list[str]:
 
 
 def build_library_tab(services: Services) -> dict:
-    with gr.Tab("Library", id="library"):
+    with gr.Tab("Library"):
         with gr.Row():
             with gr.Column(scale=1):
                 gr.Markdown("### Import a story")
                 upload = gr.File(label="Story file (JSONL, script, prose or reference JSON)",
+                                 elem_id="story-upload",
                                  file_types=[".jsonl", ".json", ".txt", ".md"], type="filepath")
                 fmt = gr.Dropdown(["auto", *FORMATS], value="auto", label="Format")
-                title = gr.Textbox(label="Title (optional)")
+                title = gr.Textbox(label="Title (optional)", elem_id="import-title")
                 preview = gr.Markdown(elem_id="library-preview")
                 import_btn = gr.Button("Import", variant="primary", elem_id="import-btn")
                 bundled_btn = gr.Button("Import bundled stories")
@@ -122,7 +123,7 @@ def build_library_tab(services: Services) -> dict:
     fmt.change(do_preview, [upload, fmt], [preview])
     import_btn.click(do_import, [upload, fmt, title], [status, story])
     bundled_btn.click(do_bundled, None, [status, story])
-    story.change(show, [story, gr.State(1)], shown)
+    story.change(lambda s: show(s, 1), [story], shown)
     page.submit(show, [story, page], shown)
     prev_btn.click(lambda s, p: show(s, (p or 1) - 1), [story, page], shown)
     next_btn.click(lambda s, p: show(s, (p or 1) + 1), [story, page], shown)

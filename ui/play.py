@@ -33,7 +33,7 @@ def scene_choices(services: Services) -> list[str]:
 
 def build_play_tab(services: Services) -> dict:
     store = services.store
-    with gr.Tab("Play", id="play"):
+    with gr.Tab("Play") as tab:
         scene_id = gr.State(None)
         with gr.Row():
             with gr.Column(scale=1, min_width=260):
@@ -263,7 +263,12 @@ def build_play_tab(services: Services) -> dict:
         gr.Info("Bookmark saved.")
         return show_bookmark(sid, bid)
 
+    def refresh_lists():
+        return {story: gr.update(choices=story_choices(services)),
+                scenes: gr.update(choices=scene_choices(services))}
+
     model_events = {"concurrency_id": "models", "concurrency_limit": 2}
+    tab.select(refresh_lists, None, [story, scenes])
     story.change(pick_story, [story], [point, cast])
     start_btn.click(start, [story, point, cast, own, setting, method, budget, order], view_outputs)
     scenes.input(resume, [scenes], view_outputs)
@@ -291,7 +296,7 @@ def _messages(lines: list[dict]) -> list[dict]:
         who = esc(x["character"])
         body = f"*{esc(x['text'])}*" if x["character"] == "narration" else f"**{who}:** {esc(x['text'])}"
         if x["source"] == "story":
-            out.append({"role": "assistant", "content": f"📖 [{x['index']}] {body}"})
+            out.append({"role": "assistant", "content": f"<small>story</small> [{x['index']}] {body}"})
         else:
             out.append({"role": "user" if x["source"] == "user" else "assistant",
                         "content": f"[{x['index']}] {body}"})

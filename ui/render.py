@@ -11,8 +11,7 @@ from typing import Any
 import gradio as gr
 
 from bookmarks.errors import BookmarksError
-from bookmarks.store import SceneInfo, StoryInfo, Turn
-from bookmarks.story import NARRATION
+from bookmarks.store import SceneInfo, StoryInfo
 
 
 def esc(text: str | None) -> str:
@@ -36,23 +35,6 @@ def parse_id(label: str | int | None, what: str = "story") -> int:
         return int(str(label).split(":", 1)[0])
     except ValueError:
         raise gr.Error(f"Choose a {what} from the list.") from None
-
-
-def chat_messages(turns: list[Turn], trunk_tail: list[tuple[str, str]] = ()) -> list[dict]:
-    """Scene turns as Chatbot messages: model turns on the left, the user's on the right."""
-    out = []
-    for character, text in trunk_tail:
-        out.append({"role": "assistant", "content": _line(character, text, prefix="📖 ")})
-    for t in turns:
-        role = "user" if t.source == "user" else "assistant"
-        out.append({"role": role, "content": _line(t.character, t.text)})
-    return out
-
-
-def _line(character: str, text: str, prefix: str = "") -> str:
-    if character == NARRATION:
-        return f"{prefix}*{esc(text)}*"
-    return f"{prefix}**{esc(character)}:** {esc(text)}"
 
 
 def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 def build_app(services: Services) -> gr.Blocks:
     with gr.Blocks(title="Bookmarks — role-play with story characters") as demo:
-        gr.Markdown("## 📚 Bookmarks — role-play with story characters")
+        gr.Markdown("## Bookmarks — role-play with story characters")
         with gr.Tabs():
             build_library_tab(services)
             build_play_tab(services)

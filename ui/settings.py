@@ -12,7 +12,7 @@ from .render import esc, user_errors
 
 
 def build_settings_tab(services: Services) -> None:
-    with gr.Tab("Settings", id="settings"):
+    with gr.Tab("Settings"):
         gr.Markdown("Each role can use its own OpenAI-compatible server. Leave base URL and key "
                     "empty to use the embedded local model. An empty key field keeps the stored "
                     "key; type `-` to clear it.")

@@ -1,0 +1,155 @@
+"""End to end in real Chromium (Debian's package) driven by Playwright: import a story,
+play two turns with Bookmarks on a scripted OpenAI-compatible server, fork, restart the
+app and find the scene and its panel intact; story text is shown escaped."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, STORIES
+from .fake_server import scripted_server
+
+pytestmark = pytest.mark.browser
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+OUT = ROOT / "test-output" / "browser"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class App:
+    def __init__(self, data_dir: Path, model_url: str):
+        self.data_dir, self.model_url = data_dir, model_url
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def start(self) -> None:
+        env = {**os.environ, "BOOKMARKS_DATA_DIR": str(self.data_dir),
+               "BOOKMARKS_BASE_URL": self.model_url, "BOOKMARKS_API_KEY": "test-key",
+               "GRADIO_ANALYTICS_ENABLED": "False"}
+        log = open(self.data_dir / f"app-{time.time():.0f}.log", "wb")
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port",
+                                      str(self.port)], env=env, stdout=log, stderr=log, cwd=ROOT)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(self.url, timeout=2)
+                return
+            except OSError:
+                assert self.proc.poll() is None, "the app exited while starting"
+                time.sleep(0.5)
+        raise AssertionError("the app did not start within 90 s")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+
+
+@pytest.fixture
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is not installed (.ci/run installs it: apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield b
+        b.close()
+
+
+def pick(page, elem_id: str, option: str) -> None:
+    """Choose an option of a Gradio dropdown by (part of) its text."""
+    page.locator(f"#{elem_id} input").click()
+    page.get_by_role("option", name=option).first.click()
+
+
+def shot(page, name: str) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(OUT / f"{name}.png"), full_page=True)
+
+
+def test_import_play_fork_restart(tmp_path, browser):
+    dialogs = []
+    payload = tmp_path / "payload.txt"
+    payload.write_text("## One\nMAYA: <script>alert(1)</script><img src=x onerror=alert(2)>\n"
+                       "TOM: Plain words.\nMAYA: More words.\n")
+    with scripted_server() as model_url:
+        app = App(tmp_path, model_url)
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(app.url)
+            # Library: upload the short bundled story under a new title
+            page.locator("#story-upload input[type=file]").set_input_files(
+                str(STORIES / "the_night_ferry.txt"))
+            page.wait_for_selector("#library-preview :text('format')", timeout=20_000)
+            page.locator("#import-title textarea, #import-title input").first.fill("Ferry upload")
+            page.locator("#import-btn").click()
+            page.wait_for_selector("#library-status :text('Imported')", timeout=20_000)
+            shot(page, "1-library")
+            # an HTML/JS payload in story text is shown as text and never runs
+            page.locator("#story-upload button[aria-label='Clear']").first.click() \
+                if page.locator("#story-upload button[aria-label='Clear']").count() else None
+            page.locator("#story-upload input[type=file]").set_input_files(str(payload))
+            page.wait_for_selector("#library-preview :text('script')", timeout=20_000)
+            assert "<script>alert(1)</script>" in page.locator("#library-preview").inner_text()
+            # Play: start a Bookmarks scene and run two turns
+            page.get_by_role("tab", name="Play").click()
+            pick(page, "play-story", "Ferry upload")
+            page.wait_for_timeout(500)
+            page.locator("#start-scene").click()
+            page.wait_for_selector("#scene-title :text('Bookmarks')", timeout=20_000)
+            page.locator("#next-turn").click()
+            page.wait_for_selector("#memory-panel :text('initialized')", timeout=60_000)
+            page.locator("#next-turn").click()
+            page.wait_for_selector("#memory-panel :text('reused')", timeout=60_000)
+            panel_text = page.locator("#memory-panel").inner_text()
+            assert "from checkpoint p=" in panel_text and "Grounding the actor saw" in panel_text
+            shot(page, "2-play-two-turns")
+            chat_before = page.locator("#scene-chat").inner_text()
+            page.locator("#fork-here").click()
+            page.wait_for_selector("#scene-title :text('fork at')", timeout=20_000)
+            shot(page, "3-forked")
+        finally:
+            app.stop()
+        # restart the app on the same database: the scene and its panel are intact
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(app.url)
+            page.get_by_role("tab", name="Play").click()
+            page.locator("#play-scenes input").click()
+            page.get_by_role("option").filter(has_text="Ferry upload").filter(
+                has_not_text="fork").first.click()
+            page.wait_for_selector("#memory-panel :text('reused')", timeout=20_000)
+            chat_after = page.locator("#scene-chat").inner_text()
+            assert [ln for ln in chat_after.splitlines() if "[" in ln][-2:] == \
+                [ln for ln in chat_before.splitlines() if "[" in ln][-2:]
+            shot(page, "4-after-restart")
+            # the tab bar stays intact: Settings is reachable and shows the backends
+            page.get_by_role("tab", name="Settings").click()
+            page.wait_for_selector("text=Test actor", timeout=10_000)
+        finally:
+            app.stop()
+    assert dialogs == []
