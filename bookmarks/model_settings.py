@@ -47,12 +47,30 @@ def save(services: Services, values: dict[str, dict]) -> None:
             entry["api_key"] = key
         saved[role] = entry
     services.store.set_setting("roles", saved)
-    services.settings = apply_saved(services.env_settings, saved)
+    services.settings = apply_saved(services.env_settings, saved,
+                                    services.store.get_setting("engine", {}))
     services.llms.update(build_llms(services.settings, services.store))
 
 
-def apply_saved(base: Settings, saved: dict[str, dict]) -> Settings:
+ENGINE_LIMITS = {"budget": (1, 8), "state_block": (8, 512), "scene_window": (2, 50)}
+
+
+def save_engine(services: Services, values: dict[str, int]) -> None:
+    """Default budget K, state block size and scene window, validated and saved."""
+    clean = {}
+    for key, (lo, hi) in ENGINE_LIMITS.items():
+        value = int(values.get(key) or getattr(services.settings, key))
+        if not lo <= value <= hi:
+            raise BookmarksError(f"{key.replace('_', ' ')} must be between {lo} and {hi}.")
+        clean[key] = value
+    services.store.set_setting("engine", clean)
+    services.settings = replace(services.settings, **clean)
+
+
+def apply_saved(base: Settings, saved: dict[str, dict], engine: dict | None = None) -> Settings:
     """Settings from the environment with the UI's saved values on top (None: not set)."""
+    if engine:
+        base = replace(base, **{k: v for k, v in engine.items() if k in ENGINE_LIMITS})
     roles = dict(base.roles)
     for role, entry in saved.items():
         if role in roles:

@@ -15,9 +15,11 @@ from .errors import NotFoundError
 from .grounding import Grounding, GroundRequest
 from .lineage import IndexedLine, Lineage
 from .llm import LLM, scene_scope
+from .method_bookmarks import BookmarksOptions
 from .methods import make_grounder
 from .store import SceneInfo, Store, Turn
 from .story import NARRATION
+from .sync import SyncOptions
 
 
 def scene_window(store: Store, scene: SceneInfo, window: int = 10) -> list[IndexedLine]:
@@ -48,13 +50,14 @@ def add_user_turn(store: Store, scene_id: int, character: str, text: str) -> Tur
 
 async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineage,
                     position: int, character: str, method: str, budget: int = 3,
-                    space: str = "story", window: int = 10,
+                    space: str = "story", window: int = 10, state_block: int = 64,
                     scene_id: int | None = None) -> tuple[Grounding, list[IndexedLine]]:
     """Ground the prediction of action `position` by `character` on a lineage."""
     story = store.story(story_id)
     scene = lineage.lines(store, max(1, position - window), position - 1)
     cast = [c.name for c in store.characters(story_id)]
-    grounder = make_grounder(method, store, memory, budget=budget)
+    grounder = make_grounder(method, store, memory, budget=budget,
+                             options=BookmarksOptions(sync=SyncOptions(state_block=state_block)))
     req = GroundRequest(story_id=story_id, story_title=story.title, lineage=lineage,
                         position=position, character=character, scene=scene, cast=cast,
                         space=space, budget=budget, scene_id=scene_id)
@@ -63,7 +66,7 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
 
 async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, character: str, *,
                         method: str | None = None, budget: int = 3, window: int = 10,
-                        replace: Turn | None = None) -> Turn:
+                        state_block: int = 64, replace: Turn | None = None) -> Turn:
     scene_scope.set(scene_id)  # every model call of this turn is logged with the scene
     scene = store.scene(scene_id)
     story = store.story(scene.story_id)
@@ -74,6 +77,7 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
     grounding, lines = await ground_at(store, llms["memory"], story_id=scene.story_id,
                                        lineage=lineage, position=position, character=name,
                                        method=method, budget=budget, window=window,
+                                       state_block=state_block,
                                        scene_id=scene_id)
     others = [c.name for c in store.characters(scene.story_id) if c.name != name]
     result = await act(llms["actor"], story_title=story.title, character=name,
@@ -140,7 +144,7 @@ def undo_last(store: Store, scene_id: int) -> Turn | None:
 
 
 async def regenerate_last(store: Store, llms: dict[str, LLM], scene_id: int, *,
-                          budget: int = 3, window: int = 10) -> Turn:
+                          budget: int = 3, window: int = 10, state_block: int = 64) -> Turn:
     """Replace the scene's last model turn by a new sample for the same character; the
     old line stays until the new one is committed (in the same transaction)."""
     turns = store.turns(scene_id)
@@ -148,7 +152,8 @@ async def regenerate_last(store: Store, llms: dict[str, LLM], scene_id: int, *,
         raise ValueError("The last line is not the model's; there is nothing to regenerate.")
     last = turns[-1]
     return await generate_turn(store, llms, scene_id, last.character, method=last.method,
-                               budget=budget, window=window, replace=last)
+                               budget=budget, window=window, state_block=state_block,
+                               replace=last)
 
 
 def fork_at(store: Store, scene_id: int, turn_id: int | None = None) -> SceneInfo:

@@ -36,7 +36,8 @@ class Services:
 
         env_settings = settings or load_settings()
         store = Store(env_settings.db_path)
-        settings = apply_saved(env_settings, store.get_setting("roles", {}))
+        settings = apply_saved(env_settings, store.get_setting("roles", {}),
+                               store.get_setting("engine", {}))
         return cls(settings=settings, store=store, llms=llms or build_llms(settings, store),
                    env_settings=env_settings)
 

@@ -18,6 +18,12 @@ def story_choices(services: Services) -> list[str]:
     return [story_label(s) for s in services.store.list_stories()]
 
 
+def stories_table(services: Services) -> list[list]:
+    return [[s.id, s.title, s.n_actions, len(services.store.characters(s.id)),
+             (s.last_used_at or s.created_at)[:16].replace("T", " ")]
+            for s in services.store.list_stories()]
+
+
 def build_library_tab(services: Services) -> dict:
     with gr.Tab("Library"):
         with gr.Row():
@@ -33,7 +39,10 @@ def build_library_tab(services: Services) -> dict:
                 bundled_btn = gr.Button("Import bundled stories")
                 status = gr.Markdown(elem_id="library-status")
             with gr.Column(scale=2):
-                story = gr.Dropdown(story_choices(services), label="Stories", interactive=True,
+                stories = gr.Dataframe(stories_table(services), label="Imported stories",
+                                       headers=["id", "title", "actions", "characters",
+                                                "last used"], interactive=False)
+                story = gr.Dropdown(story_choices(services), label="Story", interactive=True,
                                     elem_id="library-story")
                 summary = gr.Markdown()
                 cast = gr.Dataframe(headers=["character", "aliases", "major", "actions"],
@@ -121,12 +130,13 @@ def build_library_tab(services: Services) -> dict:
     shown = [summary, cast, storyline, page, keep, merge]
     upload.change(do_preview, [upload, fmt], [preview])
     fmt.change(do_preview, [upload, fmt], [preview])
-    import_btn.click(do_import, [upload, fmt, title], [status, story])
-    bundled_btn.click(do_bundled, None, [status, story])
+    refresh = {"fn": lambda: stories_table(services), "inputs": None, "outputs": stories}
+    import_btn.click(do_import, [upload, fmt, title], [status, story]).then(**refresh)
+    bundled_btn.click(do_bundled, None, [status, story]).then(**refresh)
     story.change(lambda s: show(s, 1), [story], shown)
     page.submit(show, [story, page], shown)
     prev_btn.click(lambda s, p: show(s, (p or 1) - 1), [story, page], shown)
     next_btn.click(lambda s, p: show(s, (p or 1) + 1), [story, page], shown)
     merge_btn.click(do_merge, [story, keep, merge], [status, *shown])
-    delete_btn.click(do_delete, [story, confirm], [status, story, confirm])
+    delete_btn.click(do_delete, [story, confirm], [status, story, confirm]).then(**refresh)
     return {"story": story}

@@ -165,7 +165,8 @@ def build_play_tab(services: Services) -> dict:
         else:
             who = round_robin(store, scene, user_char)
         await generate_turn(store, services.llms, sid, who, budget=scene.settings.get("budget", 3),
-                            window=services.settings.scene_window)
+                            window=services.settings.scene_window,
+                            state_block=services.settings.state_block)
 
     async def run_turns(sid, n):
         if sid is None:
@@ -200,7 +201,9 @@ def build_play_tab(services: Services) -> dict:
             raise gr.Error("Start or resume a scene first.")
         scene = store.scene(sid)
         try:
-            await regenerate_last(store, services.llms, sid, budget=scene.settings.get("budget", 3))
+            await regenerate_last(store, services.llms, sid, budget=scene.settings.get("budget", 3),
+                                  window=services.settings.scene_window,
+                                  state_block=services.settings.state_block)
         except (BookmarksError, ValueError) as exc:
             raise gr.Error(str(exc)) from None
         return view(sid)

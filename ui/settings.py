@@ -35,6 +35,24 @@ def build_settings_tab(services: Services) -> None:
                     test = gr.Button(f"Test {role}", scale=0)
                 test.click(user_errors(lambda r=role: model_settings.test_connection(services, r)),
                            None, status, concurrency_id="models")
+        with gr.Group():
+            gr.Markdown("#### Memory engine")
+            with gr.Row():
+                budget = gr.Number(services.settings.budget, precision=0, minimum=1, maximum=8,
+                                   label="Default bookmark budget K (1-8)")
+                block = gr.Number(services.settings.state_block, precision=0, minimum=8,
+                                  maximum=512, label="State block size (actions)")
+                window = gr.Number(services.settings.scene_window, precision=0, minimum=2,
+                                   maximum=50, label="Scene window (actions)")
+                engine_btn = gr.Button("Save engine settings", scale=0)
+
+        @user_errors
+        def do_engine(b, k, w):
+            model_settings.save_engine(services, {"budget": b, "state_block": k,
+                                                  "scene_window": w})
+            return "Engine settings saved."
+
+        engine_btn.click(do_engine, [budget, block, window], status)
         save = gr.Button("Save settings", variant="primary")
         inputs = [fields[r][k] for r in ROLES for k in model_settings.FIELDS]
 
