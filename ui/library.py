@@ -43,7 +43,7 @@ def build_library_tab(services: Services) -> dict:
                                        headers=["id", "title", "actions", "characters",
                                                 "last used"], interactive=False)
                 story = gr.Dropdown(story_choices(services), label="Story", interactive=True,
-                                    elem_id="library-story")
+                                    elem_id="library-story", value=None)
                 summary = gr.Markdown()
                 cast = gr.Dataframe(headers=["character", "aliases", "major", "actions"],
                                     label="Cast", interactive=False, wrap=True)
@@ -55,8 +55,8 @@ def build_library_tab(services: Services) -> dict:
                                          label="Storyline", interactive=False, wrap=True)
                 with gr.Accordion("Merge characters or delete the story", open=False):
                     with gr.Row():
-                        keep = gr.Dropdown([], label="Keep")
-                        merge = gr.Dropdown([], label="Merge into it (becomes an alias)")
+                        keep = gr.Dropdown([], label="Keep", value=None)
+                        merge = gr.Dropdown([], label="Merge into it (becomes an alias)", value=None)
                         merge_btn = gr.Button("Merge")
                     with gr.Row():
                         confirm = gr.Checkbox(label="Yes, delete this story and its scenes")

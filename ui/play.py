@@ -38,7 +38,7 @@ def build_play_tab(services: Services) -> dict:
         with gr.Row():
             with gr.Column(scale=1, min_width=260):
                 gr.Markdown("### New scene")
-                story = gr.Dropdown(story_choices(services), label="Story", elem_id="play-story")
+                story = gr.Dropdown(story_choices(services), label="Story", elem_id="play-story", value=None)
                 point = gr.Number(label="Start after story action", precision=0, minimum=0,
                                   elem_id="play-point")
                 cast = gr.CheckboxGroup([], label="Cast (2 or more)", elem_id="play-cast")
@@ -55,7 +55,7 @@ def build_play_tab(services: Services) -> dict:
                 start_btn = gr.Button("Start scene", variant="primary", elem_id="start-scene")
                 gr.Markdown("### Past scenes")
                 scenes = gr.Dropdown(scene_choices(services), label="Resume a scene",
-                                     elem_id="play-scenes")
+                                     elem_id="play-scenes", value=None)
             with gr.Column(scale=2):
                 title = gr.Markdown("*Start a scene, or resume one.*", elem_id="scene-title")
                 chat = gr.Chatbot(label="Scene", height=520, elem_id="scene-chat")
@@ -68,7 +68,7 @@ def build_play_tab(services: Services) -> dict:
                     line = gr.Textbox(label="Your line", scale=4, elem_id="user-line")
                     say_btn = gr.Button("Send", scale=1, elem_id="send-line")
                 with gr.Row():
-                    turn_pick = gr.Dropdown([], label="Turn", scale=2, elem_id="turn-pick")
+                    turn_pick = gr.Dropdown([], label="Turn", scale=2, elem_id="turn-pick", value=None)
                     regen_btn = gr.Button("Regenerate last", scale=1)
                     undo_btn = gr.Button("Undo last", scale=1)
                     fork_btn = gr.Button("Fork here", scale=1, elem_id="fork-here")
@@ -79,7 +79,7 @@ def build_play_tab(services: Services) -> dict:
                 gr.Markdown("### Memory")
                 activity = gr.HTML(activity_html(None), elem_id="memory-panel")
                 cost = gr.HTML("", elem_id="cost-meter")
-                evidence = gr.Dropdown([], label="Show an evidence passage", elem_id="evidence")
+                evidence = gr.Dropdown([], label="Show an evidence passage", elem_id="evidence", value=None)
                 passage = gr.Markdown()
                 with gr.Accordion("Bookmarks browser", open=False):
                     with gr.Row():
@@ -87,7 +87,7 @@ def build_play_tab(services: Services) -> dict:
                                              value="", label="Type")
                         f_subject = gr.Textbox(label="Subject")
                         f_title = gr.Textbox(label="Title")
-                    bookmark = gr.Dropdown([], label="Bookmark", elem_id="bookmark-pick")
+                    bookmark = gr.Dropdown([], label="Bookmark", elem_id="bookmark-pick", value=None)
                     timeline = gr.HTML()
                     bm_text = gr.Textbox(label="Edit text", lines=3)
                     bm_pin = gr.Checkbox(label="Pin (syncs build on your text)")
