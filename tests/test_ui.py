@@ -71,3 +71,14 @@ def test_settings_saved_masked_and_applied(tmp_path):
     reopened = Services.open(load_settings({"BOOKMARKS_DATA_DIR": str(tmp_path)}),
                              llms=services.llms)
     assert reopened.settings.role("actor").temperature == 0.8
+
+
+def test_pickers_start_empty(tmp_path):
+    """Gradio 6 preselects a dropdown's first choice unless told otherwise; then choosing
+    that story fires no change event and the cast never fills in."""
+    services = make_services(tmp_path, ScriptedFakeModel())
+    services.ensure_bundled()
+    demo = build_app(services)
+    pickers = {b.elem_id: b for b in demo.blocks.values() if isinstance(b, gr.Dropdown)}
+    for elem_id in ("play-story", "play-scenes", "library-story"):
+        assert pickers[elem_id].value is None, elem_id
