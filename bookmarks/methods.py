@@ -19,7 +19,8 @@ class UnknownMethodError(BookmarksError, KeyError):
 
 
 def make_grounder(name: str, store: Store, memory: LLM, *, budget: int = 3,
-                  options: BookmarksOptions | None = None) -> Grounder:
+                  options: BookmarksOptions | None = None, capacity: int | None = None) -> Grounder:
+    """`capacity`: ETA's profile size in tokens (3-way ETA: per section)."""
     key = name.strip().lower().replace("-", "").replace(" ", "").replace("3wayeta", "eta3")
     if key == "bookmarks":
         opts = options or BookmarksOptions()
@@ -30,4 +31,6 @@ def make_grounder(name: str, store: Store, memory: LLM, *, budget: int = 3,
     if key not in classes:
         raise UnknownMethodError(f"Unknown grounding method {name!r}; choose one of "
                                  f"{', '.join(METHODS)}.")
+    if capacity and key in ("eta", "eta3"):
+        return classes[key](store, memory, capacity=capacity)
     return classes[key](store, memory)

@@ -119,3 +119,47 @@ def m002_memory_spaces_and_costs(db: Database) -> None:
         pk="id",
     )
     db["sync_costs"].create_index(["story_id", "space"])
+
+
+@migrations()
+def m003_evaluation_and_arena(db: Database) -> None:
+    db["eval_runs"].create(
+        # kind: nap | mcq; space: the run's own memory space (so a resumed run continues
+        # with the memory it had); params and summary: JSON
+        {"id": int, "kind": str, "story_id": int, "method": str, "params": str, "space": str,
+         "status": str, "summary": str, "created_at": str, "finished_at": str},
+        pk="id", foreign_keys=[("story_id", "stories", "id")],
+    )
+    db["eval_records"].create(
+        {"id": int, "run_id": int, "item_key": str, "payload": str, "created_at": str},
+        pk="id", foreign_keys=[("run_id", "eval_runs", "id")],
+    )
+    db["eval_records"].create_index(["run_id", "item_key"], unique=True)
+    db["arena_starts"].create(
+        # a shared starting scene: story point, cast, setting and the first line
+        {"id": int, "story_id": int, "point": int, "characters": str, "setting": str,
+         "first_speaker": str, "first_line": str, "created_at": str},
+        pk="id", foreign_keys=[("story_id", "stories", "id")],
+    )
+    db["arena_items"].create(
+        # one start continued by two methods; each continuation is a stored scene
+        {"id": int, "start_id": int, "method_a": str, "method_b": str, "scene_a": int,
+         "scene_b": int, "turns": int, "created_at": str},
+        pk="id", foreign_keys=[("start_id", "arena_starts", "id")],
+    )
+    db["arena_views"].create(
+        # which method was shown on the left to this annotator (randomized, stored)
+        {"id": int, "item_id": int, "annotator": str, "left_method": str, "right_method": str,
+         "shown_at": str},
+        pk="id", foreign_keys=[("item_id", "arena_items", "id")],
+    )
+    db["arena_views"].create_index(["item_id", "annotator"], unique=True)
+    db["judgments"].create(
+        # append-only vote log; vote: left | right | tie | both_bad | skip;
+        # source: human | llm (an LLM judge votes as annotator "llm:<order>")
+        {"id": int, "item_id": int, "annotator": str, "left_method": str,
+         "right_method": str, "vote": str, "rationale": str, "seconds": float,
+         "source": str, "created_at": str},
+        pk="id", foreign_keys=[("item_id", "arena_items", "id")],
+    )
+    db["judgments"].create_index(["item_id", "annotator"], unique=True)

@@ -51,15 +51,19 @@ def add_user_turn(store: Store, scene_id: int, character: str, text: str) -> Tur
 async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineage,
                     position: int, character: str, method: str, budget: int = 3,
                     space: str = "story", window: int = 10, state_block: int = 64,
-                    scene_id: int | None = None) -> tuple[Grounding, list[IndexedLine]]:
-    """Ground the prediction of action `position` by `character` on a lineage."""
+                    scene_id: int | None = None, capacity: int | None = None,
+                    extra_scene: list[IndexedLine] | None = None,
+                    ) -> tuple[Grounding, list[IndexedLine]]:
+    """Ground the prediction of action `position` by `character` on a lineage.
+    `extra_scene` lines (e.g. a question) are shown to the grounder after the scene."""
     story = store.story(story_id)
     scene = lineage.lines(store, max(1, position - window), position - 1)
     cast = [c.name for c in store.characters(story_id)]
-    grounder = make_grounder(method, store, memory, budget=budget,
+    grounder = make_grounder(method, store, memory, budget=budget, capacity=capacity,
                              options=BookmarksOptions(sync=SyncOptions(state_block=state_block)))
     req = GroundRequest(story_id=story_id, story_title=story.title, lineage=lineage,
-                        position=position, character=character, scene=scene, cast=cast,
+                        position=position, character=character,
+                        scene=scene + list(extra_scene or []), cast=cast,
                         space=space, budget=budget, scene_id=scene_id)
     return await grounder.ground(req), scene
 

@@ -89,7 +89,9 @@ class ScriptedMemory:
                              ("Which candidates are good examples", "behavioral"),
                              ("Summarize what these actions show", "eta_extract"),
                              ("Write the updated profile", "eta_aggregate"),
-                             ("Which parts of", "eta3_select"), ("next line.", "act")):
+                             ("Which parts of", "eta3_select"), ("next line.", "act"),
+                             ("For each dimension answer yes", "judge"),
+                             ("Answer with the letter", "mcq")):
             if needle in text:
                 return kind
         return "unknown"
@@ -117,4 +119,9 @@ class ScriptedMemory:
             return f"Profile, update {n}."
         if kind == "eta3_select":
             return json.dumps({"sections": ["state", "behavior"]})
+        if kind == "judge":
+            return json.dumps({"emotion": "yes", "intent": "no" if n % 2 else "yes",
+                               "causality": "yes", "position": "no", "content": "no"})
+        if kind == "mcq":
+            return "B"
         return f"{self.line} (take {n})"

@@ -1,0 +1,230 @@
+"""Benchmarks on a story: next-action prediction (NAP) with a five-dimension judge and
+Best@k, multiple-choice questions (MCQ), and efficiency by progress bucket.
+
+Runs are stored (`eval_runs`, one `eval_records` row per item) and resumable: running
+again with the same run id skips the items already recorded and continues with the
+memory space the run had.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel
+
+from .actor import Line, act
+from .errors import BookmarksError
+from .lineage import IndexedLine, Lineage
+from .llm import LLM
+from .play import ground_at
+from .store import Store
+from .walk import eligible_points, spread
+
+DIMENSIONS = ("emotion", "intent", "causality", "position", "content")
+YesNo = Literal["yes", "no"]
+
+
+class Judgement(BaseModel):
+    emotion: YesNo
+    intent: YesNo
+    causality: YesNo
+    position: YesNo
+    content: YesNo
+
+
+JUDGE_SYSTEM = ("You compare a predicted action of a story character with the action the "
+                "character really took. Judge each dimension on its own.")
+
+
+def judge_messages(*, story: str, character: str, scene: list[IndexedLine], reference: str,
+                   prediction: str) -> list[dict[str, str]]:
+    context = "\n".join(f"{x.character}: {x.text}" for x in scene)
+    user = (f'Story: "{story}". Scene:\n{context}\n\nReal action of {character}: {reference}\n'
+            f"Predicted action of {character}: {prediction}\n\n"
+            "For each dimension answer yes if the prediction matches the real action on it: "
+            "emotion (the feeling expressed), intent (what the character wants), causality (it "
+            "responds to the same cause), position (the stance taken), content (what is said "
+            "or done).")
+    return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}]
+
+
+async def judge(judge_llm: LLM, **kw) -> dict[str, int]:
+    verdict = await judge_llm.structured(judge_messages(**kw), Judgement, purpose="judge:nap",
+                                         max_tokens=80)
+    return {d: 100 if getattr(verdict, d) == "yes" else 0 for d in DIMENSIONS}
+
+
+def mean(scores: dict[str, int]) -> float:
+    return sum(scores[d] for d in DIMENSIONS) / len(DIMENSIONS)
+
+
+def best_index(all_scores: list[dict[str, int]]) -> int:
+    """Best@k: the sample with the highest mean score (the first among equals)."""
+    return max(range(len(all_scores)), key=lambda n: (mean(all_scores[n]), -n))
+
+
+def _start(store: Store, kind: str, story_id: int, method: str, params: dict,
+           run_id: int | None) -> dict:
+    if run_id is not None:
+        run = store.run(run_id)
+        if run["kind"] != kind:
+            raise BookmarksError(f"Run {run_id} is a {run['kind']} run, not {kind}.")
+        return run
+    space = f"eval-{kind}-{method}-{uuid.uuid4().hex[:8]}"
+    return store.run(store.create_run(kind, story_id, method, params, space))
+
+
+async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = None, *,
+                  method: str = "bookmarks", characters: list[str] | None = None,
+                  points: int = 10, k: int = 1, budget: int = 3, capacity: int | None = None,
+                  run_id: int | None = None,
+                  on_record: Callable[[dict, int, int], None] | None = None) -> dict:
+    params = {"characters": characters, "points": points, "k": k, "budget": budget,
+              "capacity": capacity}
+    run = _start(store, "nap", story_id or 0, method, params, run_id)
+    p = run["params"]
+    story_id, method = run["story_id"], run["method"]
+    story = store.story(story_id)
+    cast = store.characters(story_id)
+    lineage = Lineage.of(store, story.trunk_id)
+    chosen = spread(eligible_points(store, story_id, p["characters"]), p["points"])
+    done = store.record_keys(run["id"])
+    for n, action in enumerate(chosen, start=1):
+        key = str(action.index)
+        if key in done:
+            continue
+        grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
+                                           lineage=lineage, position=action.index,
+                                           character=action.character, method=method,
+                                           budget=p["budget"], space=run["space"],
+                                           capacity=p.get("capacity"))
+        aliases = next((c.aliases for c in cast if c.name == action.character), [])
+        predictions, scores = [], []
+        for _ in range(p["k"]):
+            result = await act(llms["actor"], story_title=story.title, character=action.character,
+                               scene=[Line(x.character, x.text) for x in scene],
+                               grounding=grounding.text, aliases=aliases,
+                               others=[c.name for c in cast if c.name != action.character])
+            predictions.append(result.text)
+            scores.append(await judge(llms["judge"], story=story.title, character=action.character,
+                                      scene=scene, reference=action.text, prediction=result.text))
+        best = best_index(scores)
+        record = {"point": action.index, "character": action.character,
+                  "scene": [[x.index, x.character, x.text] for x in scene],
+                  "grounding": grounding.text, "predictions": predictions, "scores": scores,
+                  "best": best, "actual": action.text, "memory_usage": grounding.usage}
+        store.commit_memory(grounding.writes)  # memory first: a crash now re-does this point
+        store.add_record(run["id"], key, record)
+        if on_record:
+            on_record(record, n, len(chosen))
+    summary = summarize_nap(store.records(run["id"]))
+    store.finish_run(run["id"], summary)
+    return store.run(run["id"])
+
+
+def summarize_nap(records: list[dict]) -> dict:
+    if not records:
+        return {"items": 0}
+    out: dict = {"items": len(records)}
+    for label, pick in (("best@1", lambda r: r["scores"][0]),
+                        ("best@k", lambda r: r["scores"][r["best"]])):
+        per = {d: sum(pick(r)[d] for r in records) / len(records) for d in DIMENSIONS}
+        per["mean"] = sum(per.values()) / len(DIMENSIONS)
+        out[label] = {d: round(v, 2) for d, v in per.items()}
+    out["k"] = len(records[0]["scores"])
+    return out
+
+
+_LETTER = re.compile(r"\b([A-H])\b")
+
+
+def parse_choice(reply: str, letters: list[str]) -> str | None:
+    """The option letter a reply names ("B", "B) …", "(c) …", "Answer: B", "… it is C"),
+    or None when it names none or several (invalid, counted wrong)."""
+    text = reply.strip().strip("*").strip()
+    m = re.search(r"answer\s*(?:is)?\s*[:\-]?\s*\(?([A-H])\b", text, re.IGNORECASE)
+    if m and m.group(1).upper() in letters:
+        return m.group(1).upper()
+    named = {x for x in _LETTER.findall(text) if x in letters}
+    lead = re.match(r"^\(?([A-Ha-h])\b[).:]?", text)
+    if lead and lead.group(1).upper() in letters and named <= {lead.group(1).upper()}:
+        return lead.group(1).upper()
+    return named.pop() if len(named) == 1 else None
+
+
+def mcq_messages(*, story: str, character: str, grounding: str, scene: list[IndexedLine],
+                 question: str, options: dict[str, str]) -> list[dict[str, str]]:
+    listed = "\n".join(f"{k}. {v}" for k, v in sorted(options.items()))
+    parts = []
+    if grounding:
+        parts.append(f"What {character} remembers (story memory):\n{grounding}")
+    parts.append("The scene so far:\n" + "\n".join(f"{x.character}: {x.text}" for x in scene))
+    parts.append(f"Question for {character}: {question}\n{listed}\n\nAnswer with the letter of "
+                 "the correct option only.")
+    system = (f'You are {character} in the story "{story}". Answer from what you know of the '
+              "story so far.")
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = None, *,
+                  method: str = "bookmarks", budget: int = 3, limit: int | None = None,
+                  run_id: int | None = None,
+                  on_record: Callable[[dict, int, int], None] | None = None) -> dict:
+    run = _start(store, "mcq", story_id or 0, method, {"budget": budget, "limit": limit}, run_id)
+    story_id, method, p = run["story_id"], run["method"], run["params"]
+    story = store.story(story_id)
+    questions = store.questions(story_id)[: p["limit"] or None]
+    if not questions:
+        raise BookmarksError(f"Story {story_id} has no multiple-choice questions; import a "
+                             "NAME.questions.jsonl file next to the story.")
+    cast = store.characters(story_id)
+    default = next((c.name for c in cast if c.major), cast[0].name)
+    lineage = Lineage.of(store, story.trunk_id)
+    done = store.record_keys(run["id"])
+    for n, q in enumerate(questions, start=1):
+        if q.id in done:
+            continue
+        who = q.character or default
+        extra = [IndexedLine("question", q.question, q.after + 1)]
+        grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
+                                           lineage=lineage, position=q.after + 1, character=who,
+                                           method=method, budget=p["budget"], space=run["space"],
+                                           extra_scene=extra)
+        reply = await llms["actor"].text(
+            mcq_messages(story=story.title, character=who, grounding=grounding.text, scene=scene,
+                         question=q.question, options=q.options),
+            purpose="mcq", temperature=0, max_tokens=8)
+        choice = parse_choice(reply.text, sorted(q.options))
+        record = {"qid": q.id, "after": q.after, "character": who, "answer": q.answer,
+                  "choice": choice, "valid": choice is not None, "correct": choice == q.answer,
+                  "reply": reply.text[:200], "grounding": grounding.text}
+        store.commit_memory(grounding.writes)
+        store.add_record(run["id"], q.id, record)
+        if on_record:
+            on_record(record, n, len(questions))
+    records = store.records(run["id"])
+    summary = {"items": len(records), "accuracy": round(100 * sum(r["correct"] for r in records)
+                                                        / max(1, len(records)), 2),
+               "invalid": sum(not r["valid"] for r in records)}
+    store.finish_run(run["id"], summary)
+    return store.run(run["id"])
+
+
+def efficiency_buckets(rows: list[dict], n: int = 4) -> list[dict]:
+    """Sync cost actual vs without reuse, per progress bucket (position / story length)."""
+    out = []
+    for b in range(n):
+        lo, hi = b / n, (b + 1) / n
+        sel = [r for r in rows if lo < r["position"] / max(1, r["story_length"]) <= hi]
+        agg = {"bucket": f"{int(lo * 100)}-{int(hi * 100)}%", "syncs": len(sel)}
+        for key in ("actions_read", "actions_read_wo", "calls", "calls_wo"):
+            agg[key] = round(sum(r[key] for r in sel), 1)
+        agg["tokens"] = sum(r["prompt_tokens"] + r["completion_tokens"] for r in sel)
+        agg["tokens_wo"] = round(sum(r["prompt_tokens_wo"] + r["completion_tokens_wo"] for r in sel))
+        agg["output_tokens"] = sum(r["completion_tokens"] for r in sel)
+        agg["output_tokens_wo"] = round(sum(r["completion_tokens_wo"] for r in sel))
+        out.append(agg)
+    return out

@@ -1,0 +1,139 @@
+"""NAP with the five-dimension judge and Best@k, MCQ, resumable runs, efficiency."""
+
+from __future__ import annotations
+
+import pytest
+
+from bookmarks.errors import StructuredOutputError
+from bookmarks.evaluate import (
+    best_index,
+    efficiency_buckets,
+    judge,
+    parse_choice,
+    run_mcq,
+    run_nap,
+    summarize_nap,
+)
+from bookmarks.lineage import IndexedLine
+from bookmarks.llm import run_sync
+from bookmarks.story import Question
+from bookmarks.testing import ScriptedFakeModel, ScriptedMemory
+
+from .conftest import make_llm
+from .engine_helpers import generated_story
+
+
+def llms_for(store, fake):
+    return {r: make_llm(fake, store, role=r) for r in ("actor", "memory", "judge")}
+
+
+def test_judge_scores_each_dimension():
+    fake = ScriptedFakeModel(['{"emotion": "yes", "intent": "no", "causality": "yes", '
+                              '"position": "no", "content": "yes"}'])
+    scores = run_sync(judge(make_llm(fake), story="S", character="Ada",
+                            scene=[IndexedLine("Ben", "Hi.", 1)], reference="Hello.",
+                            prediction="Hi there."))
+    assert scores == {"emotion": 100, "intent": 0, "causality": 100, "position": 0, "content": 100}
+    assert "Real action of Ada: Hello." in fake.history[0].messages[-1]["content"]
+
+
+def test_judge_rejects_invalid_verdicts():
+    fake = ScriptedFakeModel(['{"emotion": "maybe"}', '{"emotion": "yes"}'])
+    with pytest.raises(StructuredOutputError):
+        run_sync(judge(make_llm(fake), story="S", character="A", scene=[], reference="x",
+                       prediction="y"))
+
+
+def test_best_of_k():
+    a = dict.fromkeys(("emotion", "intent", "causality", "position", "content"), 0)
+    b = {**a, "emotion": 100}
+    c = {**a, "emotion": 100, "intent": 100}
+    assert best_index([a, b, c]) == 2 and best_index([b, b]) == 0 and best_index([a]) == 0
+    summary = summarize_nap([{"scores": [a, c], "best": 1}, {"scores": [b, a], "best": 0}])
+    assert summary["best@1"]["emotion"] == 50 and summary["best@k"]["emotion"] == 100
+    assert summary["best@k"]["mean"] == pytest.approx((100 + 50) / 5)
+
+
+@pytest.mark.parametrize("reply,choice", [
+    ("B", "B"), ("B) The key", "B"), ("(c) because", "C"), ("Answer: D", "D"),
+    ("The answer is A.", "A"), ("I think it is C", "C"), ("E", None), ("A or B", None),
+    ("", None), ("Maybe", None),
+])
+def test_parse_choice(reply, choice):
+    assert parse_choice(reply, ["A", "B", "C", "D"]) == choice
+
+
+def test_nap_run_records_and_best_of_k(store):
+    sid = store.add_story(generated_story(200))
+    fake = ScriptedFakeModel(default=ScriptedMemory())
+    run = run_sync(run_nap(store, llms_for(store, fake), sid, method="bookmarks", points=3, k=2,
+                           characters=["Ada"]))
+    assert run["status"] == "done" and run["summary"]["items"] == 3 and run["summary"]["k"] == 2
+    records = store.records(run["id"])
+    assert all(len(r["predictions"]) == 2 and len(r["scores"]) == 2 for r in records)
+    assert run["summary"]["best@k"]["mean"] >= run["summary"]["best@1"]["mean"]
+    assert store.sync_costs(sid, run["space"])
+
+
+def test_nap_run_resumes_where_it_stopped(store):
+    sid = store.add_story(generated_story(200))
+    fake = ScriptedFakeModel(default=ScriptedMemory())
+    llms = llms_for(store, fake)
+
+    class Killed(Exception):
+        pass
+
+    def stop_after_two(record, n, total):
+        if n == 2:
+            raise Killed
+
+    with pytest.raises(Killed):
+        run_sync(run_nap(store, llms, sid, points=4, characters=["Ada"], on_record=stop_after_two))
+    (run,) = store.runs()
+    assert run["status"] == "running" and len(store.records(run["id"])) == 2
+    seen = []
+    done = run_sync(run_nap(store, llms, run_id=run["id"],
+                            on_record=lambda r, n, t: seen.append(n)))
+    assert seen == [3, 4] and done["summary"]["items"] == 4
+    points = [r["point"] for r in store.records(run["id"])]
+    assert points == sorted(set(points))
+    # the resumed points reused the run's memory instead of starting empty
+    rows = store.sync_costs(sid, run["space"])
+    assert any(r["p_old"] > 0 for r in rows if r["position"] == points[2])
+
+
+def test_mcq_run_accuracy_and_invalid(store):
+    story = generated_story(200)
+    story.questions = [
+        Question(id="q1", after=50, question="Which gate?", options={"A": "x", "B": "y"},
+                 answer="B"),
+        Question(id="q2", after=120, question="Who?", options={"A": "x", "B": "y", "C": "z"},
+                 answer="C", character="Ben"),
+        Question(id="q3", after=150, question="Where?", options={"A": "x", "B": "y"}, answer="B")]
+    sid = store.add_story(story)
+    fake = ScriptedFakeModel(default=ScriptedMemory())
+    replies = iter(["B", "I cannot say", "B"])
+    memory = ScriptedMemory()
+
+    def respond(req):
+        return next(replies) if memory.kind(req) == "mcq" else memory(req)
+
+    fake.default = respond
+    run = run_sync(run_mcq(store, llms_for(store, fake), sid, method="bookmarks"))
+    assert run["summary"] == {"items": 3, "accuracy": pytest.approx(66.67), "invalid": 1}
+    q2 = next(r for r in store.records(run["id"]) if r["qid"] == "q2")
+    assert q2["character"] == "Ben" and q2["choice"] is None and not q2["correct"]
+    prompts = [h.messages[-1]["content"] for h in fake.history]
+    assert any("question: Which gate?" in p for p in prompts if "Propose" in p)
+
+
+def test_efficiency_buckets():
+    rows = [{"position": 10, "story_length": 100, "actions_read": 9, "actions_read_wo": 9,
+             "calls": 1, "calls_wo": 1, "prompt_tokens": 100, "completion_tokens": 10,
+             "prompt_tokens_wo": 100, "completion_tokens_wo": 10},
+            {"position": 90, "story_length": 100, "actions_read": 5, "actions_read_wo": 89,
+             "calls": 1, "calls_wo": 2, "prompt_tokens": 50, "completion_tokens": 5,
+             "prompt_tokens_wo": 100, "completion_tokens_wo": 10}]
+    b = efficiency_buckets(rows)
+    assert [x["syncs"] for x in b] == [1, 0, 0, 1]
+    assert b[3]["tokens"] == 55 and b[3]["tokens_wo"] == 110 and b[3]["actions_read_wo"] == 89
