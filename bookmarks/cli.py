@@ -72,6 +72,83 @@ def cmd_walk(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress(label: str):
+    def show(record: dict, n: int, total: int) -> None:
+        bar = "#" * int(30 * n / total)
+        print(f"\r{label} [{bar:<30}] {n}/{total}", end="", file=sys.stderr, flush=True)
+    return show
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    import json
+
+    from . import evaluate
+    from .export import run_rows, to_csv, to_jsonl
+    from .llm import run_sync
+
+    services = _services()
+    store = services.store
+    if args.eval_command == "nap":
+        run = run_sync(evaluate.run_nap(store, services.llms, args.story, method=args.method,
+                                        characters=args.character, points=args.points, k=args.k,
+                                        budget=args.budget, capacity=args.capacity,
+                                        run_id=args.resume, on_record=_progress("NAP")))
+    elif args.eval_command == "mcq":
+        run = run_sync(evaluate.run_mcq(store, services.llms, args.story, method=args.method,
+                                        budget=args.budget, limit=args.limit, run_id=args.resume,
+                                        on_record=_progress("MCQ")))
+    elif args.eval_command == "results":
+        for run in store.runs(args.story):
+            print(json.dumps({k: run[k] for k in ("id", "kind", "story_id", "method", "status",
+                                                  "params", "summary")}))
+        return 0
+    elif args.eval_command == "efficiency":
+        run = store.run(args.run)
+        for row in evaluate.efficiency_buckets(store.sync_costs(run["story_id"], run["space"])):
+            print(json.dumps(row))
+        return 0
+    else:  # export
+        rows = run_rows(store, args.run)
+        print(to_csv(rows) if args.format == "csv" else to_jsonl(rows), end="")
+        return 0
+    print(file=sys.stderr)
+    print(json.dumps({"run": run["id"], "kind": run["kind"], "method": run["method"],
+                      **run["summary"]}))
+    return 0
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    import json
+
+    from . import arena
+    from .export import label_studio_tasks, to_csv, to_jsonl
+    from .llm import run_sync
+
+    services = _services()
+    store = services.store
+    if args.arena_command == "generate":
+        ids = run_sync(arena.generate_starts(store, services.llms["memory"], args.story, args.n))
+        print(json.dumps({"starts": ids}))
+    elif args.arena_command == "run":
+        starts = args.start or [s["id"] for s in store.arena_starts(args.story)]
+        for n, start in enumerate(starts, start=1):
+            item = run_sync(arena.run_item(store, services.llms, start, method_a=args.a,
+                                           method_b=args.b, turns=args.turns, budget=args.budget))
+            _progress("arena")({}, n, len(starts))
+            print(json.dumps({"start": start, "item": item}))
+    elif args.arena_command == "judge":
+        print(json.dumps({"llm_votes": run_sync(arena.llm_judge(store, services.llms["judge"]))}))
+    elif args.arena_command == "results":
+        print(json.dumps(arena.results(store, args.a, args.b, source=args.source), indent=1))
+    else:
+        if args.format == "label-studio":
+            print(json.dumps(label_studio_tasks(store), ensure_ascii=False, indent=1))
+        else:
+            votes = store.judgments()
+            print(to_csv(votes) if args.format == "csv" else to_jsonl(votes), end="")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from ui.server import serve
 
@@ -100,6 +177,47 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-predict", action="store_true", help="ground only; skip the actor")
     p.add_argument("--json", action="store_true", help="one JSON object per point, then a summary")
     p.set_defaults(func=cmd_walk)
+    p = sub.add_parser("eval", help="benchmarks: NAP, MCQ, results, efficiency, export")
+    ev = p.add_subparsers(dest="eval_command", required=True)
+    for name in ("nap", "mcq"):
+        q = ev.add_parser(name, help=f"run (or --resume) a {name.upper()} benchmark")
+        q.add_argument("--story", type=int, help="story id (not needed with --resume)")
+        q.add_argument("--method", default="bookmarks", choices=list(METHODS))
+        q.add_argument("--budget", type=int, default=3)
+        q.add_argument("--resume", type=int, metavar="RUN", help="continue a stopped run")
+        if name == "nap":
+            q.add_argument("--character", action="append")
+            q.add_argument("--points", type=int, default=10)
+            q.add_argument("--k", type=int, default=1, help="samples per action (Best@k)")
+            q.add_argument("--capacity", type=int, help="ETA profile tokens (sweeps)")
+        else:
+            q.add_argument("--limit", type=int, help="only the first N questions")
+    q = ev.add_parser("results", help="stored runs and their summaries (JSON lines)")
+    q.add_argument("--story", type=int)
+    q = ev.add_parser("efficiency", help="sync cost with vs without reuse by progress bucket")
+    q.add_argument("run", type=int)
+    q = ev.add_parser("export", help="a run's records as CSV or JSONL")
+    q.add_argument("run", type=int)
+    q.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
+    p.set_defaults(func=cmd_eval)
+    p = sub.add_parser("arena", help="open-domain arena: starts, continuations, votes")
+    ar = p.add_subparsers(dest="arena_command", required=True)
+    q = ar.add_parser("generate", help="model-written starting scenes")
+    q.add_argument("--story", type=int, required=True)
+    q.add_argument("--n", type=int, default=3)
+    q = ar.add_parser("run", help="continue starts with two methods")
+    q.add_argument("--story", type=int)
+    q.add_argument("--start", type=int, action="append")
+    q.add_argument("--turns", type=int, default=10)
+    q.add_argument("--budget", type=int, default=3)
+    for q in (ar.choices["run"], ar.add_parser("results", help="win/tie/loss with CIs")):
+        q.add_argument("--a", default="bookmarks", choices=list(METHODS))
+        q.add_argument("--b", default="eta3", choices=list(METHODS))
+    ar.choices["results"].add_argument("--source", choices=("human", "llm"), default="human")
+    ar.add_parser("judge", help="the judge model votes on every item, both orders")
+    q = ar.add_parser("export", help="votes (CSV/JSONL) or items for Label Studio")
+    q.add_argument("--format", choices=("csv", "jsonl", "label-studio"), default="jsonl")
+    p.set_defaults(func=cmd_arena)
     p = sub.add_parser("serve", help="run the web app (same as python app.py)")
     add_serve_args(p)
     p.set_defaults(func=cmd_serve)

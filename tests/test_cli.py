@@ -77,3 +77,29 @@ def run_env(tmp_path, extra, *args):
     env = {**os.environ, "BOOKMARKS_DATA_DIR": str(tmp_path / "data"), **extra}
     return subprocess.run([sys.executable, "-m", "bookmarks.cli", *args], env=env,
                           capture_output=True, text=True, timeout=120)
+
+
+def test_eval_nap_mcq_and_export_over_http(tmp_path):
+    import json
+
+    from .fake_server import scripted_server
+
+    assert run(tmp_path, "import", str(STORIES / "saltmarsh_lighthouse.jsonl")).returncode == 0
+    with scripted_server() as url:
+        extra = {"BOOKMARKS_BASE_URL": url, "BOOKMARKS_API_KEY": "test"}
+        nap = run_env(tmp_path, extra, "eval", "nap", "--story", "1", "--points", "2", "--k", "2")
+        assert nap.returncode == 0, nap.stderr
+        summary = json.loads(nap.stdout.strip().splitlines()[-1])
+        assert summary["kind"] == "nap" and summary["items"] == 2 and summary["k"] == 2
+        assert set(summary["best@k"]) == {"emotion", "intent", "causality", "position", "content",
+                                          "mean"}
+        mcq = run_env(tmp_path, extra, "eval", "mcq", "--story", "1", "--limit", "3",
+                      "--method", "ricl")
+        assert mcq.returncode == 0, mcq.stderr
+        m = json.loads(mcq.stdout.strip().splitlines()[-1])
+        assert m["items"] == 3 and m["invalid"] == 0 and 0 <= m["accuracy"] <= 100
+    exported = run(tmp_path, "eval", "export", str(summary["run"]), "--format", "csv")
+    assert exported.returncode == 0 and exported.stdout.startswith("run_id,kind,method,point")
+    eff = run(tmp_path, "eval", "efficiency", str(summary["run"]))
+    assert [json.loads(x)["bucket"] for x in eff.stdout.splitlines()] == [
+        "0-25%", "25-50%", "50-75%", "75-100%"]
