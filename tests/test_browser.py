@@ -153,3 +153,51 @@ def test_import_play_fork_restart(tmp_path, browser):
         finally:
             app.stop()
     assert dialogs == []
+
+
+def test_blind_annotation(tmp_path, browser):
+    """One annotation in the browser: no method name on the page before the vote, the
+    sides revealed after it, the buttons locked."""
+    from bookmarks.arena import generate_starts, run_item
+    from bookmarks.llm import run_sync
+    from bookmarks.store import Store
+    from bookmarks.testing import ScriptedFakeModel
+
+    from .conftest import make_llm
+    from .engine_helpers import generated_story
+    from .test_arena import ArenaScript
+
+    store = Store(tmp_path / "bookmarks.db")
+    sid = store.add_story(generated_story(120))
+    fake = ScriptedFakeModel(default=ArenaScript())
+    llms = {r: make_llm(fake, store, role=r) for r in ("actor", "memory", "judge")}
+    for start in run_sync(generate_starts(store, llms["memory"], sid, 2)):
+        run_sync(run_item(store, llms, start, turns=2))
+    store.close()
+    with scripted_server() as model_url:
+        app = App(tmp_path, model_url)
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(app.url)
+            page.get_by_role("tab", name="Annotate").click()
+            page.locator("#annotator input, #annotator textarea").first.fill("alice")
+            page.locator("#annotate-next").click()
+            page.wait_for_selector("#annotate-progress :text('Item 1 of 2')", timeout=20_000)
+            body = page.locator("body").inner_text()
+            for name in ("Bookmarks vs", "3-way ETA", "eta3", "was Bookmarks"):
+                assert name not in body
+            assert "You came back." in page.locator("#annotate-start").inner_text()
+            shot(page, "5-annotate-before-vote")
+            page.locator("#vote-a").click()
+            page.wait_for_selector("#annotate-reveal :text('was')", timeout=20_000)
+            reveal = page.locator("#annotate-reveal").inner_text()
+            assert "Bookmarks" in reveal and "3-way ETA" in reveal
+            assert page.locator("#vote-b").is_disabled()
+            shot(page, "6-annotate-after-vote")
+        finally:
+            app.stop()
+    store = Store(tmp_path / "bookmarks.db")
+    (vote_row,) = store.judgments()
+    assert vote_row["annotator"] == "alice" and vote_row["vote"] == "left"
+    assert vote_row["seconds"] is not None

@@ -10,6 +10,8 @@ import gradio as gr
 
 from bookmarks.services import Services
 
+from .annotate import build_annotate_tab
+from .evaluate import build_evaluate_tab
 from .library import build_library_tab
 from .play import build_play_tab
 from .settings import build_settings_tab
@@ -23,6 +25,8 @@ def build_app(services: Services) -> gr.Blocks:
         with gr.Tabs():
             build_library_tab(services)
             build_play_tab(services)
+            build_annotate_tab(services)
+            build_evaluate_tab(services)
             build_settings_tab(services)
     return demo
 
@@ -59,4 +63,5 @@ def serve(host: str = "127.0.0.1", port: int = 7860, share: bool = False,
           flush=True)
     demo.launch(server_name=host, server_port=port, share=share, auth=auth,
                 max_file_size=services.settings.max_upload_bytes, show_error=False,
+                allowed_paths=[str(services.settings.data_dir / "exports")],
                 theme=gr.themes.Soft())
