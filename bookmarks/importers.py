@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import StoryFormatError
 from .prose import parse_prose
@@ -101,6 +102,19 @@ def _clean_text(text: object, file: str, line: int, field: str = "text") -> str:
     return cleaned
 
 
+MAX_NAME_CHARS = 120
+
+
+def _speaker(raw: object, file: str, line: int | None) -> str:
+    name = normalize_name(_clean_text(raw, file, line, "character"))
+    if not name:
+        raise StoryFormatError('"character" is empty.', file=file, line=line)
+    if len(name) > MAX_NAME_CHARS:
+        raise StoryFormatError(f"a character name is {len(name)} characters long; the limit is "
+                               f"{MAX_NAME_CHARS}.", file=file, line=line)
+    return name
+
+
 def parse_jsonl(lines: list[str], file: str) -> list[Action]:
     actions: list[Action] = []
     for number, raw in enumerate(lines, start=1):
@@ -125,7 +139,7 @@ def parse_jsonl(lines: list[str], file: str) -> list[Action]:
         chapter = obj.get("chapter")
         if chapter is not None and not isinstance(chapter, str):
             raise StoryFormatError('"chapter" must be a string.', file=file, line=number)
-        name = normalize_name(_clean_text(obj["character"], file, number, "character"))
+        name = _speaker(obj["character"], file, number)
         actions.append(
             Action(
                 index=len(actions) + 1,
@@ -224,7 +238,7 @@ def parse_reference(lines: list[str], file: str) -> list[Action]:
                 raise StoryFormatError(f"{where}: character names must be strings.", file=file)
             text = _clean_text(item["action"], f"{file} ({where})", None)  # type: ignore[arg-type]
             if len(names) == 1:
-                name = normalize_name(names[0])
+                name = _speaker(names[0], f"{file} ({where})", None)
             else:
                 name, text = NARRATION, f"[{', '.join(names)}] {text}"
             actions.append(Action(index=len(actions) + 1, character=name, text=text,
@@ -248,6 +262,7 @@ def parse_story(
 ) -> Story:
     """Parse raw bytes into a Story. `meta` may give title, description and cast."""
     name = Path(filename).name or "story"
+    meta = _check_meta(meta, name)
     if len(data) > max_bytes:
         raise StoryFormatError(
             f"the file is {len(data) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.",
@@ -262,11 +277,10 @@ def parse_story(
     actions = PARSERS[fmt](lines, name)
     if not actions:
         raise StoryFormatError("no actions were found in the file.", file=name)
-    meta = meta or {}
     cast = _cast(actions, meta.get("characters"), name)
     actions = _canonical_speakers(actions, cast)
     return Story(
-        title=(title or meta.get("title") or Path(filename).stem.replace("_", " ").title())[:200],
+        title=_title(title, meta.get("title"), filename),
         description=str(meta.get("description", "")),
         author=str(meta.get("author", "")),
         source_format=fmt,
@@ -276,12 +290,47 @@ def parse_story(
     )
 
 
+class MetaFile(BaseModel):
+    """The sidecar `NAME.meta.json` (or the same fields given by a caller)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    title: str | None = None
+    description: str = ""
+    author: str = ""
+    format: Literal["jsonl", "script", "prose", "reference"] | None = None
+    characters: list[Character] | None = None
+
+
+def _check_meta(meta: dict | None, file: str) -> dict:
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise StoryFormatError("the meta file must hold a JSON object.", file=file)
+    try:
+        return MetaFile.model_validate(meta).model_dump(exclude_none=True)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise StoryFormatError(f"the meta file's {where!r} is invalid: {first['msg']}.",
+                               file=file) from None
+
+
+def _title(given: str | None, from_meta: object, filename: str) -> str:
+    for candidate in (given, from_meta, Path(filename).stem.replace("_", " ").title()):
+        if isinstance(candidate, str) and candidate.strip():
+            return " ".join(candidate.split())[:200]
+    return "Untitled story"
+
+
 def _cast(actions: list[Action], declared: list | None, file: str) -> list[Character]:
     counts: dict[str, int] = {}
     for a in actions:
         if a.character not in PSEUDO_CHARACTERS:
             counts[a.character] = counts.get(a.character, 0) + 1
     cast: list[Character] = []
+    if declared is not None and not isinstance(declared, list):
+        raise StoryFormatError('the meta file\'s "characters" must be a list.', file=file)
     if declared:
         try:
             cast = [Character.model_validate(c) for c in declared]

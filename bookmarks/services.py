@@ -6,6 +6,7 @@ through it; nothing here knows about Gradio.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from .importers import load_story, parse_story
 from .llm import LLM
 from .store import Store
 
-BUNDLED_STORIES = Path(__file__).resolve().parent.parent / "stories"
+BUNDLED_STORIES = Path(os.environ.get("BOOKMARKS_STORIES")
+                       or Path(__file__).resolve().parent.parent / "stories")
 BUNDLED_SUFFIXES = (".jsonl", ".txt", ".json", ".md")
 
 
