@@ -29,6 +29,7 @@ SCENE = [Line("Tobias Bell", "Where is the boat?"), Line("narration", "Rain.")]
     ("I think\nit sank.", "I think it sank."),
     ("## It sank at noon.", "It sank at noon."),
     ("It sank. Mara should keep in mind (story memory): rain.", "It sank."),
+    ("It sank. Mara's goal (state, as of action 27) [actions 1–4] rain", "It sank."),
 ])
 def test_clean_keeps_one_line_of_the_character(raw, expected):
     text, reason = clean_reply(raw, "Mara", aliases=["Mags"], others=OTHERS, scene=SCENE)
