@@ -116,6 +116,9 @@ class OpenAIChatModel:
                                           f"{body}") from exc
             raise ModelError(f"The model server refused the request (HTTP {exc.status_code}): "
                              f"{body}") from exc
+        except (oa.APIError, ValueError) as exc:  # a malformed or unexpected response body
+            raise TransientModelError(f"The model server at {self.base_url} sent a malformed "
+                                      f"response ({type(exc).__name__}).") from exc
         if not resp.choices:
             raise TransientModelError("The model server returned no choices.")
         choice = resp.choices[0]
