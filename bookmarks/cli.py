@@ -68,7 +68,7 @@ def cmd_walk(args: argparse.Namespace) -> int:
               f"{d['initialized']} initialized; actions read {d['actions_read']} "
               f"(without reuse {d['actions_read_without_reuse']}); sync tokens {d['tokens']:.0f} "
               f"(without reuse ≈{d['tokens_without_reuse']:.0f}); {d['memory_calls']} memory calls; "
-              f"{d['seconds']} s.")
+              f"{d['seconds']} s; {len(d['errors'])} points failed.")
     return 0
 
 

@@ -166,16 +166,30 @@ def extract_json(text: str) -> str:
 
 
 def parse_structured(text: str, schema: type[T]) -> T:
-    """Validate a reply against `schema`; raises ValueError with a readable reason."""
+    """Validate a reply against `schema`; raises ValueError with a readable reason.
+
+    Raw control characters inside JSON strings (small models emit raw newlines) are
+    accepted. Only `json.loads` and pydantic touch the text: nothing is executed."""
     if len(text) > 200_000:
         raise ValueError("the reply is too long")
+    raw = extract_json(text)
     try:
-        return schema.model_validate_json(extract_json(text))
+        return schema.model_validate_json(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}" for e in exc.errors()[:5]
-        )
-        raise ValueError(problems) from None
+        error = exc
+    try:
+        obj = json.loads(raw, strict=False)
+    except (json.JSONDecodeError, RecursionError):
+        obj = None
+    if obj is not None:
+        try:
+            return schema.model_validate(obj)
+        except ValidationError as exc:
+            error = exc
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}" for e in error.errors()[:5]
+    )
+    raise ValueError(problems)
 
 
 _GRAMMAR_UNSAFE = ("maxLength", "minLength", "maxItems", "minItems")

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .actor import Line, act
-from .errors import BookmarksError, NotFoundError
+from .errors import BookmarksError, ModelError, NotFoundError
 from .lineage import Lineage
 from .llm import LLM
 from .memory import resolve_refs
@@ -82,21 +82,16 @@ async def walk(store: Store, llms: dict[str, LLM], story_id: int, *, method: str
     cast = store.characters(story_id)
     for action in chosen:
         t0 = time.perf_counter()
-        grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
-                                           lineage=lineage, position=action.index,
-                                           character=action.character, method=method,
-                                           budget=budget, space=space)
-        store.commit_memory(grounding.writes)
-        prediction = None
-        if predict:
-            aliases = next((c.aliases for c in cast if c.name == action.character), [])
-            result = await act(llms["actor"], story_title=story.title, character=action.character,
-                               scene=[Line(x.character, x.text) for x in scene],
-                               grounding=grounding.text, aliases=aliases,
-                               others=[c.name for c in cast if c.name != action.character])
-            prediction = result.text
-        events = resolve_refs(grounding.events)
-        record = _record(action, events, grounding.usage, prediction, time.perf_counter() - t0)
+        try:
+            record = await _point(store, llms, story, lineage, cast, action, method=method,
+                                  budget=budget, space=space, predict=predict)
+        except ModelError as exc:  # the point fails cleanly (nothing committed); go on
+            record = {"point": action.index, "character": action.character, "error": str(exc)}
+            summary.errors.append(f"#{action.index}: {exc}")
+            if on_point:
+                on_point(record)
+            continue
+        record["seconds"] = round(time.perf_counter() - t0, 2)
         _accumulate(summary, record)
         if on_point:
             on_point(record)
@@ -104,8 +99,24 @@ async def walk(store: Store, llms: dict[str, LLM], story_id: int, *, method: str
     return summary
 
 
-def _record(action: Action, events: list[dict], usage: dict, prediction: str | None,
-            seconds: float) -> dict:
+async def _point(store: Store, llms: dict[str, LLM], story, lineage: Lineage, cast, action: Action,
+                 *, method: str, budget: int, space: str, predict: bool) -> dict:
+    grounding, scene = await ground_at(store, llms["memory"], story_id=story.id, lineage=lineage,
+                                       position=action.index, character=action.character,
+                                       method=method, budget=budget, space=space)
+    prediction = None
+    if predict:
+        aliases = next((c.aliases for c in cast if c.name == action.character), [])
+        result = await act(llms["actor"], story_title=story.title, character=action.character,
+                           scene=[Line(x.character, x.text) for x in scene],
+                           grounding=grounding.text, aliases=aliases,
+                           others=[c.name for c in cast if c.name != action.character])
+        prediction = result.text
+    store.commit_memory(grounding.writes)
+    return _record(action, resolve_refs(grounding.events), grounding.usage, prediction)
+
+
+def _record(action: Action, events: list[dict], usage: dict, prediction: str | None) -> dict:
     syncs = [e for e in events if e["kind"] == "synchronized"]
     return {
         "point": action.index, "character": action.character,
@@ -119,7 +130,7 @@ def _record(action: Action, events: list[dict], usage: dict, prediction: str | N
                   for e in syncs],
         "memory_calls": usage.get("calls", 0),
         "memory_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
-        "prediction": prediction, "actual": action.text, "seconds": round(seconds, 2),
+        "prediction": prediction, "actual": action.text,
     }
 
 
@@ -138,6 +149,8 @@ def _accumulate(summary: WalkSummary, record: dict) -> None:
 
 
 def format_record(r: dict) -> str:
+    if "error" in r:
+        return f"#{r['point']} {r['character']}: failed — {r['error']}"
     lines = [f"#{r['point']} {r['character']} ({r['seconds']} s, {r['memory_calls']} memory calls, "
              f"{r['memory_tokens']} tokens)"]
     lines += [f"  proposed    {p}" for p in r["proposed"]]

@@ -74,3 +74,21 @@ def test_a_turn_is_generated_and_stored(server, store):
     assert store.turns(scene.id)[0].text == turn.text
     kinds = [e["kind"] for e in store.turn_events(turn.id)]
     assert kinds == ["grounded", "acted", "usage"]
+
+
+def test_embedded_server_restarts_after_dying():
+    import signal
+
+    srv = EmbeddedServer(threads=2, n_ctx=2048)
+    model = EmbeddedChatModel(srv)
+    llm = LLM(model=model, config=RoleConfig(role="actor", max_tokens=8))
+    try:
+        run_sync(llm.text([{"role": "user", "content": "Say hi."}], purpose="t", cache=False))
+        first_pid = srv.proc.pid
+        srv.proc.send_signal(signal.SIGKILL)
+        srv.proc.wait()
+        reply = run_sync(llm.text([{"role": "user", "content": "Say hi."}], purpose="t",
+                                  cache=False))
+        assert srv.alive() and srv.proc.pid != first_pid and reply.completion_tokens > 0
+    finally:
+        srv.stop()

@@ -309,3 +309,27 @@ def test_unknown_method_is_a_clear_error(store, story_id):
     from bookmarks.methods import UnknownMethodError
     with pytest.raises(UnknownMethodError, match="choose one of bookmarks, vanilla"):
         ground(store, make_llm(ScriptedFakeModel()), story_id, 10, method="magic")
+
+
+def test_walk_reports_a_failed_point_and_goes_on(store, story_id):
+    from bookmarks.walk import walk
+
+    script = ScriptedMemory(sections=[HARBOUR])
+    calls = {"act": 0}
+
+    def flaky(request):
+        if script.kind(request) == "act":
+            calls["act"] += 1
+            if calls["act"] == 1:  # the first point's actor call is refused
+                raise ModelError("HTTP 400: bad request")
+        return script(request)
+
+    fake = ScriptedFakeModel(default=flaky)
+    llms = {"memory": make_llm(fake, store), "actor": make_llm(fake, store, role="actor")}
+    records = []
+    summary = run_sync(walk(store, llms, story_id, method="bookmarks", characters=["Ada"],
+                            points=3, on_point=records.append))
+    assert "error" in records[0] and "HTTP 400" in summary.errors[0]
+    assert summary.points == 2 and len(summary.errors) == 1
+    # the failed point committed nothing: the next point initialized the bookmark
+    assert records[1]["initialized"] == [HARBOUR["title"]]

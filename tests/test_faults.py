@@ -90,3 +90,40 @@ def test_each_transient_fault_is_retried(store, fault):
     assert turn.idx == 101
     calls = store.calls()
     assert [c["ok"] for c in reversed(calls)][:2] == [0, 1]
+
+
+def test_model_server_goes_away_and_comes_back(store):
+    """The server stops: the turn fails with a clear message; it comes back on the same
+    address: the next turn works, without restarting anything."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    from bookmarks.errors import ModelError
+    from bookmarks.testing import ScriptedMemory
+
+    from .fake_server import make_handler
+
+    sid = store.add_story(generated_story(150))
+    scene = store.create_scene(sid, start_point=120, cast=["Ada", "Ben"], method="bookmarks")
+
+    def serve(port: int = 0) -> ThreadingHTTPServer:
+        server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(ScriptedMemory()))
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return server
+
+    server = serve()
+    port = server.server_port
+    llms = make_llms(f"http://127.0.0.1:{port}/v1", store)
+    run_sync(generate_turn(store, llms, scene.id, "Ada"))
+    server.shutdown()
+    server.server_close()
+    with pytest.raises(ModelError, match=f"127.0.0.1:{port}.*did not answer"):
+        run_sync(generate_turn(store, llms, scene.id, "Ben"))
+    assert len(store.turns(scene.id)) == 1
+    server = serve(port)
+    try:
+        assert run_sync(generate_turn(store, llms, scene.id, "Ben")).idx == 122
+    finally:
+        server.shutdown()
+        server.server_close()

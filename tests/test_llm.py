@@ -168,3 +168,12 @@ def test_json_object_schema_has_no_length_bounds():
     rf = response_format_for("json_object", Long)
     assert "maxLength" not in str(rf) and "maxItems" not in str(rf)
     assert "maxLength" in str(response_format_for("json_schema", Long))
+
+
+def test_raw_newlines_inside_json_strings_are_accepted():
+    from bookmarks.llm import parse_structured
+
+    value = parse_structured('{"decision": "reuse", "score": 1, "x": "a\nb"}', Verdict)
+    assert value.decision == "reuse"
+    with pytest.raises(ValueError, match="score"):
+        parse_structured('{"decision": "reuse\n"}', Verdict)
