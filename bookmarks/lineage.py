@@ -60,8 +60,8 @@ class Lineage:
             if a > b:
                 continue
             if branch_id == self.trunk_id:
-                out.extend(IndexedLine(x.character, x.text, x.index)
-                           for x in store.actions(self.story_id, a, b))
+                out.extend(IndexedLine(character, text, idx)
+                           for idx, character, text in store.action_tuples(self.story_id, a, b))
             else:
                 out.extend(IndexedLine(t.character, t.text, t.idx)
                            for t in store.branch_turns(branch_id, a, b))

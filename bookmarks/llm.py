@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import hashlib
 import json
 import random
@@ -206,19 +207,25 @@ def grammar_safe(node: Any) -> Any:
     return node
 
 
+@functools.lru_cache(maxsize=64)
+def _plain_schema_json(schema: type[BaseModel]) -> str:
+    return json.dumps(_strip_titles(schema.model_json_schema()), separators=(",", ":"))
+
+
 def plain_schema(schema: type[BaseModel]) -> dict:
     """The JSON schema without pydantic's auto-generated "title" labels, which small
     models copy into their answers (a proposal titled "Title")."""
 
-    def strip(node: Any, in_properties: bool = False) -> Any:
-        if isinstance(node, dict):
-            return {k: strip(v, k == "properties") for k, v in node.items()
-                    if in_properties or k != "title"}
-        if isinstance(node, list):
-            return [strip(v) for v in node]
-        return node
+    return json.loads(_plain_schema_json(schema))  # a fresh copy: callers may change it
 
-    return strip(schema.model_json_schema())
+
+def _strip_titles(node: Any, in_properties: bool = False) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_titles(v, k == "properties") for k, v in node.items()
+                if in_properties or k != "title"}
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
 
 
 def response_format_for(mode: str, schema: type[BaseModel]) -> dict | None:
@@ -233,7 +240,7 @@ def response_format_for(mode: str, schema: type[BaseModel]) -> dict | None:
 
 def _schema_hint(schema: type[BaseModel]) -> str:
     return ("Reply with one JSON object only, no other text, matching this JSON schema:\n"
-            + json.dumps(plain_schema(schema), separators=(",", ":")))
+            + _plain_schema_json(schema))
 
 
 # -- the role client ---------------------------------------------------------------------

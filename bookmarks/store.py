@@ -198,6 +198,14 @@ class Store:
                                 "AND ? ORDER BY idx", [story_id, start, end])
         ]
 
+    def action_tuples(self, story_id: int, start: int, end: int) -> list[tuple[int, str, str]]:
+        """(index, character, text) of trunk actions start..end — the engine's hot path,
+        without building a model object per row."""
+        with self._lock:
+            return self.db.execute(
+                "SELECT idx, character, text FROM actions WHERE story_id = ? AND idx BETWEEN ? "
+                "AND ? ORDER BY idx", [story_id, start, end]).fetchall()
+
     def questions(self, story_id: int) -> list[Question]:
         return [
             Question(id=r["qid"], after=r["after"], character=r["character"],
