@@ -1,0 +1,43 @@
+"""The benchmark scripts run (short mode) and print their ratios. Speed targets live in
+the benchmarks themselves, not in tests: this only checks they work."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from .conftest import ROOT
+from .fake_server import scripted_server
+
+
+def bench(*args, env=None):
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / args[0]), *args[1:]],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT,
+                         env={**os.environ, **(env or {})})
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
+
+
+def test_engine_overhead_short():
+    assert "ratio (without / with reuse)" in bench("engine_overhead.py", "--actions", "1500",
+                                                   "--turns", "10")
+
+
+def test_scale_short():
+    out = bench("scale.py", "--sizes", "2000", "3000", "--turns", "5")
+    assert "ratio 3000/2000 actions" in out and "storyline page" in out
+
+
+def test_parallel_sync_short(tmp_path):
+    out = bench("parallel_sync.py", "--latency", "0.05", "--repeat", "1",
+                env={"BOOKMARKS_DATA_DIR": str(tmp_path)})
+    assert "speed-up" in out
+
+
+def test_model_benchmarks_on_scripted_server(tmp_path):
+    with scripted_server() as url:
+        env = {"BOOKMARKS_DATA_DIR": str(tmp_path), "BOOKMARKS_BASE_URL": url,
+               "BOOKMARKS_API_KEY": "k"}
+        assert "without reuse" in bench("reuse_savings.py", "--points", "3", env=env)
+        assert "usable after hygiene" in bench("actor_hygiene.py", "--n", "4", env=env)
