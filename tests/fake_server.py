@@ -16,6 +16,17 @@ from bookmarks.llm import ChatRequest
 from bookmarks.testing import ScriptedMemory, fake_tokens
 
 
+def completion(body: dict, text: str, finish: str = "stop") -> dict:
+    """An OpenAI chat completion answering request `body` with `text`."""
+    prompt = sum(fake_tokens(m["content"]) for m in body["messages"])
+    return {"id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
+            "model": body.get("model", "scripted"),
+            "choices": [{"index": 0, "finish_reason": finish,
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": fake_tokens(text),
+                      "total_tokens": prompt + fake_tokens(text)}}
+
+
 def make_handler(responder):
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):  # keep test output clean
@@ -38,15 +49,7 @@ def make_handler(responder):
             req = ChatRequest(messages=body["messages"], temperature=body.get("temperature", 0),
                               max_tokens=body.get("max_tokens", 100),
                               response_format=body.get("response_format"))
-            text = responder(req)
-            prompt = sum(fake_tokens(m["content"]) for m in body["messages"])
-            self._send(200, {
-                "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
-                "model": body.get("model", "scripted"),
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": prompt, "completion_tokens": fake_tokens(text),
-                          "total_tokens": prompt + fake_tokens(text)}})
+            self._send(200, completion(body, responder(req)))
 
     return Handler
 

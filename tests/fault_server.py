@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from http.server import ThreadingHTTPServer
 
 from bookmarks.llm import ChatRequest
-from bookmarks.testing import ScriptedMemory, fake_tokens
+from bookmarks.testing import ScriptedMemory
 
-from .fake_server import make_handler
+from .fake_server import completion, make_handler
 
 FAULTS = ("ok", "slow", "timeout", "429", "500", "drop", "malformed", "schema", "truncated")
 
@@ -52,7 +52,6 @@ def make_fault_handler(plan: FaultPlan, responder):
             body = json.loads(self.rfile.read(length))
             if fault == "slow":
                 time.sleep(0.05)
-                self.rfile = self.rfile  # body already read: answer directly
                 return self._answer(body, responder(_request(body)))
             if fault == "timeout":
                 time.sleep(plan.hang)
@@ -78,14 +77,7 @@ def make_fault_handler(plan: FaultPlan, responder):
             return self._answer(body, text, finish="length" if fault == "truncated" else "stop")
 
         def _answer(self, body, text, finish="stop"):
-            prompt = sum(fake_tokens(m["content"]) for m in body["messages"])
-            self._send(200, {"id": "f", "object": "chat.completion", "created": 0,
-                             "model": body.get("model", "faulty"),
-                             "choices": [{"index": 0, "finish_reason": finish,
-                                          "message": {"role": "assistant", "content": text}}],
-                             "usage": {"prompt_tokens": prompt,
-                                       "completion_tokens": fake_tokens(text),
-                                       "total_tokens": prompt + fake_tokens(text)}})
+            self._send(200, completion(body, text, finish))
 
     return Handler
 
