@@ -9,7 +9,7 @@ of times and fails with a clear error when no usable line comes back.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .errors import ModelError
@@ -142,14 +142,16 @@ def actor_messages(*, story_title: str, character: str, scene: Sequence[Line],
 async def act(llm: LLM, *, story_title: str, character: str, scene: Sequence[Line],
               grounding: str = "", setting: str = "", aliases: Sequence[str] = (),
               others: Sequence[str] = (), max_tries: int = 4, scene_id: int | None = None,
-              temperature: float | None = None) -> ActResult:
+              temperature: float | None = None,
+              on_text: Callable[[str], None] | None = None) -> ActResult:
+    """The character's next line; `on_text` sees each try's raw reply as it streams."""
     messages = actor_messages(story_title=story_title, character=character, scene=scene,
                               grounding=grounding, setting=setting)
     rejected: list[tuple[str, str]] = []
     base = llm.config.temperature if temperature is None else temperature
     for attempt in range(max_tries):
         reply = await llm.text(messages, purpose="act", scene_id=scene_id, cache=False,
-                               temperature=base + 0.15 * attempt)
+                               temperature=base + 0.15 * attempt, on_text=on_text)
         text, reason = clean_reply(reply.text, character, aliases=aliases, others=others,
                                    scene=scene)
         if text is not None:

@@ -48,6 +48,8 @@ class ChatRequest:
     max_tokens: int = 400
     response_format: dict | None = None
     stop: list[str] | None = None
+    # when set, the reply is streamed: called with the text so far as it grows
+    on_text: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,8 @@ class OpenAIChatModel:
         if request.stop:
             kwargs["stop"] = request.stop
         try:
+            if request.on_text is not None:
+                return await self._stream(kwargs, request)
             resp = await self._client_for_loop().chat.completions.create(**kwargs)
         except (oa.APITimeoutError, oa.APIConnectionError) as exc:
             raise TransientModelError(f"The model server at {self.base_url} did not answer "
@@ -131,6 +135,34 @@ class OpenAIChatModel:
             model=resp.model or self.name,
             finish_reason=choice.finish_reason,
         )
+
+
+    async def _stream(self, kwargs: dict[str, Any], request: ChatRequest) -> Completion:
+        """Stream the reply, reporting the text so far; token counts are estimated (about
+        four characters a token) when the server sends no usage with the stream."""
+        parts: list[str] = []
+        finish = None
+        usage = None
+        stream = await self._client_for_loop().chat.completions.create(**kwargs, stream=True)
+        async for chunk in stream:
+            usage = getattr(chunk, "usage", None) or usage
+            if not chunk.choices:
+                continue
+            choice = chunk.choices[0]
+            finish = choice.finish_reason or finish
+            delta = choice.delta.content if choice.delta else None
+            if delta:
+                parts.append(delta)
+                request.on_text("".join(parts))  # type: ignore[misc]
+        text = "".join(parts)
+        if finish is None and not text:  # the server ignored `stream`: ask plainly
+            return await self.chat(replace(request, on_text=None))
+        prompt = sum(len(m["content"]) for m in request.messages) // 4
+        return Completion(text=text,
+                          prompt_tokens=getattr(usage, "prompt_tokens", 0) or prompt,
+                          completion_tokens=getattr(usage, "completion_tokens", 0)
+                          or max(1, len(text) // 4) if text else 0,
+                          model=self.name, finish_reason=finish)
 
 
 # -- structured output helpers ----------------------------------------------------------
@@ -340,9 +372,11 @@ class LLM:
     async def text(self, messages: list[dict[str, str]], *, purpose: str,
                    temperature: float | None = None, max_tokens: int | None = None,
                    stop: list[str] | None = None, cache: bool | None = None,
-                   scene_id: int | None = None, bookmark_id: int | None = None) -> Completion:
-        """A free-text reply (cached only when deterministic or `cache=True`)."""
-        req = self._request(messages, temperature, max_tokens, stop=stop)
+                   scene_id: int | None = None, bookmark_id: int | None = None,
+                   on_text: Callable[[str], None] | None = None) -> Completion:
+        """A free-text reply (cached only when deterministic or `cache=True`); streamed
+        to `on_text` (the text so far) when given."""
+        req = self._request(messages, temperature, max_tokens, stop=stop, on_text=on_text)
         ctx = CallContext(purpose, scene_id, bookmark_id)
         use_cache = (req.temperature <= 0) if cache is None else cache
         key = self._cache_key(req) if use_cache else ""

@@ -8,6 +8,8 @@ database as it was.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import BaseModel
 
 from .actor import Line, act
@@ -70,7 +72,8 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
 
 async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, character: str, *,
                         method: str | None = None, budget: int = 3, window: int = 10,
-                        state_block: int = 64, replace: Turn | None = None) -> Turn:
+                        state_block: int = 64, replace: Turn | None = None,
+                        on_text: Callable[[str], None] | None = None) -> Turn:
     scene_scope.set(scene_id)  # every model call of this turn is logged with the scene
     scene = store.scene(scene_id)
     story = store.story(scene.story_id)
@@ -87,7 +90,7 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
     result = await act(llms["actor"], story_title=story.title, character=name,
                        scene=[Line(x.character, x.text) for x in lines],
                        grounding=grounding.text, setting=scene.setting, aliases=aliases,
-                       others=others + scene.cast, scene_id=scene_id)
+                       others=others + scene.cast, scene_id=scene_id, on_text=on_text)
     events = [*grounding.events,
               {"kind": "acted", "tries": result.tries,
                "rejected": [{"reply": r[:300], "reason": why} for r, why in result.rejected]},

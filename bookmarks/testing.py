@@ -58,6 +58,9 @@ class ScriptedFakeModel:
         if isinstance(reply, BaseException):
             raise reply
         text = reply(request) if callable(reply) else reply
+        if request.on_text is not None and text:  # "stream" it in two pieces
+            request.on_text(text[: len(text) // 2])
+            request.on_text(text)
         prompt = sum(fake_tokens(m["content"]) for m in request.messages)
         return Completion(text=text, prompt_tokens=prompt, completion_tokens=fake_tokens(text),
                           model=self.name, finish_reason="stop")

@@ -27,7 +27,7 @@ def completion(body: dict, text: str, finish: str = "stop") -> dict:
                       "total_tokens": prompt + fake_tokens(text)}}
 
 
-def make_handler(responder):
+def make_handler(responder, streams: bool = True):
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):  # keep test output clean
             pass
@@ -49,17 +49,37 @@ def make_handler(responder):
             req = ChatRequest(messages=body["messages"], temperature=body.get("temperature", 0),
                               max_tokens=body.get("max_tokens", 100),
                               response_format=body.get("response_format"))
-            self._send(200, completion(body, responder(req)))
+            text = responder(req)
+            if body.get("stream") and streams:
+                return self._stream(body, text)
+            self._send(200, completion(body, text))
+
+        def _stream(self, body: dict, text: str) -> None:
+            """Server-sent events, as OpenAI-compatible servers stream a reply."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            pieces = [text[i:i + 8] for i in range(0, len(text), 8)] or [""]
+            for n, piece in enumerate(pieces):
+                last = n == len(pieces) - 1
+                chunk = {"id": "s", "object": "chat.completion.chunk", "created": 0,
+                         "model": body.get("model", "scripted"),
+                         "choices": [{"index": 0, "delta": {"content": piece},
+                                      "finish_reason": "stop" if last else None}]}
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+            self.close_connection = True
 
     return Handler
 
 
 @contextmanager
-def scripted_server(responder=None):
+def scripted_server(responder=None, streams: bool = True):
     responder = responder or ScriptedMemory(sections=[
         {"title": "Harbour gate", "type": "concept", "subject": "harbour gate"},
         {"title": "Ada's plans", "type": "state", "subject": "Ada"}])
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(responder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(responder, streams))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

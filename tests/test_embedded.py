@@ -92,3 +92,13 @@ def test_embedded_server_restarts_after_dying():
         assert srv.alive() and srv.proc.pid != first_pid and reply.completion_tokens > 0
     finally:
         srv.stop()
+
+
+def test_actor_reply_streams_from_the_embedded_server(server):
+    seen: list[str] = []
+    actor = LLM(model=EmbeddedChatModel(server),
+                config=RoleConfig(role="actor", temperature=0.8, max_tokens=40))
+    result = run_sync(act(actor, story_title="The Night Ferry", character="Isolde Marsh",
+                          scene=[Line("Theo Lindqvist", "Will the engine start?")],
+                          others=["Theo Lindqvist"], max_tries=6, on_text=seen.append))
+    assert len(seen) >= 2 and result.text

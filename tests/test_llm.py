@@ -177,3 +177,23 @@ def test_raw_newlines_inside_json_strings_are_accepted():
     assert value.decision == "reuse"
     with pytest.raises(ValueError, match="score"):
         parse_structured('{"decision": "reuse\n"}', Verdict)
+
+
+def test_streaming_over_http_and_fallback_when_the_server_does_not_stream():
+    from bookmarks.config import RoleConfig
+    from bookmarks.llm import LLM, OpenAIChatModel
+
+    from .fake_server import scripted_server
+
+    seen: list[str] = []
+    with scripted_server(lambda req: "A line long enough to arrive in several pieces.") as url:
+        llm = LLM(model=OpenAIChatModel(model="m", base_url=url, api_key="k"),
+                  config=RoleConfig(role="actor"))
+        reply = run_sync(llm.text(MSGS, purpose="act", on_text=seen.append, cache=False))
+    assert reply.text == "A line long enough to arrive in several pieces."
+    assert len(seen) >= 3 and seen[-1] == reply.text and reply.completion_tokens > 0
+
+    with scripted_server(lambda req: "plain", streams=False) as url:  # ignores `stream`
+        llm = LLM(model=OpenAIChatModel(model="m", base_url=url, api_key="k"),
+                  config=RoleConfig(role="actor"))
+        assert run_sync(llm.text(MSGS, purpose="act", on_text=seen.append)).text == "plain"

@@ -3,6 +3,8 @@ and watch the memory side panel. Handlers are thin: all logic is in `bookmarks/`
 
 from __future__ import annotations
 
+import asyncio
+
 import gradio as gr
 
 from bookmarks import panel
@@ -156,29 +158,44 @@ def build_play_tab(services: Services) -> dict:
         store.update_scene_settings(sid, {**scene.settings, "you": who or DIRECTOR})
         return view(sid)
 
-    async def one_turn(sid: int) -> None:
-        scene = store.scene(sid)
+    async def speaker_for(scene) -> str:
         you_play = scene.settings.get("you")
         user_char = None if you_play in (None, DIRECTOR) else you_play
         if scene.settings.get("order") == "model chooses":
-            who = await choose_speaker(store, services.llms["memory"], scene, user_char)
-        else:
-            who = round_robin(store, scene, user_char)
-        await generate_turn(store, services.llms, sid, who, budget=scene.settings.get("budget", 3),
-                            window=services.settings.scene_window,
-                            state_block=services.settings.state_block)
+            return await choose_speaker(store, services.llms["memory"], scene, user_char)
+        return round_robin(store, scene, user_char)
 
     async def run_turns(sid, n):
+        """Generate n turns; each streams in (raw text while it arrives, then the
+        cleaned line once the turn is committed)."""
         if sid is None:
             raise gr.Error("Start or resume a scene first.")
         n = max(1, min(20, int(n or 1)))
         for k in range(n):
-            pending = view(sid)
-            pending[chat] = pending[chat] + [{"role": "assistant", "content":
-                                              f"⏳ *thinking… (turn {k + 1} of {n})*"}]
-            yield pending
+            scene = store.scene(sid)
             try:
-                await one_turn(sid)
+                who = await speaker_for(scene)
+            except BookmarksError as exc:
+                raise gr.Error(str(exc)) from None
+            latest = {"text": ""}
+
+            def on_text(text: str, latest: dict = latest) -> None:
+                latest["text"] = text
+
+            task = asyncio.create_task(generate_turn(
+                store, services.llms, sid, who, budget=scene.settings.get("budget", 3),
+                window=services.settings.scene_window, state_block=services.settings.state_block,
+                on_text=on_text))
+            base, shown = view(sid), None
+            while not task.done():
+                if latest["text"] != shown:
+                    shown = latest["text"]
+                    body = esc(shown) if shown else f"*thinking… (turn {k + 1} of {n}: memory)*"
+                    yield {**base, chat: base[chat] + [
+                        {"role": "assistant", "content": f"⏳ **{esc(who)}:** {body}"}]}
+                await asyncio.sleep(0.2)
+            try:
+                task.result()
             except BookmarksError as exc:
                 raise gr.Error(str(exc)) from None
             yield view(sid)
