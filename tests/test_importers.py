@@ -157,3 +157,16 @@ def test_bundled_stories_import(path):
     assert len(majors) >= 2
     cast = {c.name for c in story.characters}
     assert {a.character for a in story.actions} <= cast | {"narration"}
+
+
+def test_edge_cases_are_handled():
+    # control characters are dropped from text; duplicate names in other cases merge
+    story = parse('{"character": "ANNA", "text": "Hi\\u0007 there\\u0000."}\n'
+                  '{"character": "anna.", "text": "Again."}\n', "c.jsonl")
+    assert story.actions[0].text == "Hi there." and [c.name for c in story.characters] == ["Anna"]
+    # a story with only narration, or one character, imports (a scene then needs a cast)
+    assert parse("[Rain.]\n[Wind.]\n", "n.txt").characters == []
+    assert [c.name for c in parse("SOLO: Alone.\n[Rain.]\n", "s.txt").characters] == ["Solo"]
+    # very long lines are refused with the line number
+    with pytest.raises(StoryFormatError, match=r"long.txt, line 2: .*20000"):
+        parse("A: short\nB: " + "x" * 20_001 + "\n", "long.txt")

@@ -118,3 +118,14 @@ def test_bookmark_edit_pin_and_timeline(setup):
     latest = bookmark_timeline(store, scene, concept["id"])["versions"][-1]["text"]
     assert latest.startswith("The gate opens at low water only.")  # the pinned text is kept
     assert bookmark_list(store, scene, title="nothing like it") == []
+
+
+def test_unknown_character_is_a_clear_error(setup):
+    from bookmarks.errors import NotFoundError
+    from bookmarks.walk import eligible_points
+
+    store, llms, scene, _ = setup
+    with pytest.raises(NotFoundError, match="'Nobody' is not a character"):
+        run_sync(generate_turn(store, llms, scene.id, "Nobody"))
+    with pytest.raises(NotFoundError, match="no character named 'Nobody'; its cast is Ada"):
+        eligible_points(store, scene.story_id, ["Nobody"])
