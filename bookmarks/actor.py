@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .errors import ModelError
+from .errors import NoUsableLineError
 from .llm import LLM
 from .story import NARRATION
 
@@ -158,5 +158,5 @@ async def act(llm: LLM, *, story_title: str, character: str, scene: Sequence[Lin
             return ActResult(text=text, tries=attempt + 1, rejected=rejected)
         rejected.append((reply.text, reason))
     reasons = "; ".join(sorted({r for _, r in rejected}))
-    raise ModelError(f"The actor model gave no usable line for {character} in {max_tries} "
+    raise NoUsableLineError(f"The actor model gave no usable line for {character} in {max_tries} "
                      f"tries ({reasons}). Try again, or configure a more capable model.")

@@ -44,5 +44,9 @@ class StructuredOutputError(ModelError):
     """A model's structured reply stayed invalid after the repair re-ask."""
 
 
+class NoUsableLineError(ModelError):
+    """The actor gave no usable line for the character within its tries."""
+
+
 class ConfigError(BookmarksError):
     """A setting or configuration file is invalid."""

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from .actor import Line, act
-from .errors import BookmarksError
+from .errors import BookmarksError, NoUsableLineError, StructuredOutputError
 from .lineage import IndexedLine, Lineage
 from .llm import LLM
 from .play import ground_at
@@ -96,26 +96,47 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
         key = str(action.index)
         if key in done:
             continue
-        grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
-                                           lineage=lineage, position=action.index,
-                                           character=action.character, method=method,
-                                           budget=p["budget"], space=run["space"],
-                                           capacity=p.get("capacity"))
+        try:
+            grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
+                                               lineage=lineage, position=action.index,
+                                               character=action.character, method=method,
+                                               budget=p["budget"], space=run["space"],
+                                               capacity=p.get("capacity"))
+        except StructuredOutputError as exc:  # the method could not ground: it scores 0
+            record = {"point": action.index, "character": action.character,
+                      "predictions": [None] * p["k"], "best": 0, "actual": action.text,
+                      "scores": [dict.fromkeys(DIMENSIONS, 0) for _ in range(p["k"])],
+                      "failures": [f"grounding: {exc}"]}
+            store.add_record(run["id"], key, record)
+            if on_record:
+                on_record(record, n, len(chosen))
+            continue
         aliases = next((c.aliases for c in cast if c.name == action.character), [])
-        predictions, scores = [], []
+        predictions, scores, failures = [], [], []
         for _ in range(p["k"]):
-            result = await act(llms["actor"], story_title=story.title, character=action.character,
-                               scene=[Line(x.character, x.text) for x in scene],
-                               grounding=grounding.text, aliases=aliases,
-                               others=[c.name for c in cast if c.name != action.character])
+            try:
+                result = await act(llms["actor"], story_title=story.title,
+                                   character=action.character,
+                                   scene=[Line(x.character, x.text) for x in scene],
+                                   grounding=grounding.text, aliases=aliases,
+                                   others=[c.name for c in cast if c.name != action.character])
+                score = await judge(llms["judge"], story=story.title, character=action.character,
+                                    scene=scene, reference=action.text, prediction=result.text)
+            except (NoUsableLineError, StructuredOutputError) as exc:
+                # an unusable prediction (or verdict) scores 0 on every dimension, like an
+                # invalid MCQ answer; server failures still stop the run (resume it later)
+                predictions.append(None)
+                scores.append(dict.fromkeys(DIMENSIONS, 0))
+                failures.append(str(exc))
+                continue
             predictions.append(result.text)
-            scores.append(await judge(llms["judge"], story=story.title, character=action.character,
-                                      scene=scene, reference=action.text, prediction=result.text))
+            scores.append(score)
         best = best_index(scores)
         record = {"point": action.index, "character": action.character,
                   "scene": [[x.index, x.character, x.text] for x in scene],
                   "grounding": grounding.text, "predictions": predictions, "scores": scores,
-                  "best": best, "actual": action.text, "memory_usage": grounding.usage}
+                  "best": best, "actual": action.text, "memory_usage": grounding.usage,
+                  "failures": failures}
         store.commit_memory(grounding.writes)  # memory first: a crash now re-does this point
         store.add_record(run["id"], key, record)
         if on_record:
@@ -135,6 +156,7 @@ def summarize_nap(records: list[dict]) -> dict:
         per["mean"] = sum(per.values()) / len(DIMENSIONS)
         out[label] = {d: round(v, 2) for d, v in per.items()}
     out["k"] = len(records[0]["scores"])
+    out["unusable_predictions"] = sum(len(r.get("failures", [])) for r in records)
     return out
 
 
@@ -189,10 +211,17 @@ async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = Non
             continue
         who = q.character or default
         extra = [IndexedLine("question", q.question, q.after + 1)]
-        grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
-                                           lineage=lineage, position=q.after + 1, character=who,
-                                           method=method, budget=p["budget"], space=run["space"],
-                                           extra_scene=extra)
+        try:
+            grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
+                                               lineage=lineage, position=q.after + 1,
+                                               character=who, method=method, budget=p["budget"],
+                                               space=run["space"], extra_scene=extra)
+        except StructuredOutputError as exc:  # no grounding: an invalid (wrong) answer
+            record = {"qid": q.id, "after": q.after, "character": who, "answer": q.answer,
+                      "choice": None, "valid": False, "correct": False,
+                      "reply": f"grounding failed: {exc}"[:200], "grounding": ""}
+            store.add_record(run["id"], q.id, record)
+            continue
         reply = await llms["actor"].text(
             mcq_messages(story=story.title, character=who, grounding=grounding.text, scene=scene,
                          question=q.question, options=q.options),

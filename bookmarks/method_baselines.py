@@ -78,7 +78,8 @@ class RICLGrounder:
 
 
 class Select(BaseModel):
-    sections: list[Literal["experience", "state", "behavior"]] = Field(min_length=1, max_length=3)
+    # an empty choice is allowed: then every section is used
+    sections: list[Literal["experience", "state", "behavior"]] = Field(max_length=3)
 
 
 @dataclass
@@ -206,4 +207,4 @@ class ETA3Grounder(ETAGrounder):
         chosen = await llm.structured(prompts.eta3_select(character=req.character, scene=req.scene),
                                       Select, purpose="eta3:select", max_tokens=40)
         wanted = {s.capitalize() for s in chosen.sections}
-        return [s for s in self.specs if s.title in wanted] or self.specs[:1]
+        return [s for s in self.specs if s.title in wanted] or self.specs

@@ -137,3 +137,17 @@ def test_efficiency_buckets():
     b = efficiency_buckets(rows)
     assert [x["syncs"] for x in b] == [1, 0, 0, 1]
     assert b[3]["tokens"] == 55 and b[3]["tokens_wo"] == 110 and b[3]["actions_read_wo"] == 89
+
+
+def test_unusable_predictions_score_zero_and_the_run_goes_on(store):
+    sid = store.add_story(generated_story(200))
+    script = ScriptedMemory()
+
+    def junk_actor(request):
+        return "Ben: not mine to say" if script.kind(request) == "act" else script(request)
+
+    fake = ScriptedFakeModel(default=junk_actor)
+    run = run_sync(run_nap(store, llms_for(store, fake), sid, points=2, k=2, characters=["Ada"]))
+    assert run["status"] == "done" and run["summary"]["unusable_predictions"] == 4
+    assert run["summary"]["best@k"]["mean"] == 0
+    assert all(r["predictions"] == [None, None] for r in store.records(run["id"]))
