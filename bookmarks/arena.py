@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from .errors import BookmarksError
+from .errors import BookmarksError, NoUsableLineError
 from .llm import LLM
 from .methods import METHODS
 from .play import add_user_turn, generate_turn, round_robin
@@ -75,20 +75,37 @@ async def run_item(store: Store, llms: dict[str, LLM], start_id: int, *,
     start = next((s for s in store.arena_starts() if s["id"] == start_id), None)
     if start is None:
         raise BookmarksError(f"There is no arena start with id {start_id}.")
-    scenes = []
-    for method in (method_a, method_b):
-        if method not in METHODS:
-            raise BookmarksError(f"Unknown method {method!r}.")
-        scene = store.create_scene(start["story_id"], start_point=start["point"],
-                                   cast=start["characters"], setting=start["setting"],
-                                   method=method, title=f"arena start {start_id} · {method}",
-                                   settings={"budget": budget, "arena": start_id})
-        add_user_turn(store, scene.id, start["first_speaker"], start["first_line"])
-        for _ in range(turns):
-            who = round_robin(store, store.scene(scene.id))
-            await generate_turn(store, llms, scene.id, who, method=method, budget=budget)
-        scenes.append(scene.id)
+    scenes: list[int] = []
+    try:
+        for method in (method_a, method_b):
+            if method not in METHODS:
+                raise BookmarksError(f"Unknown method {method!r}.")
+            scene = store.create_scene(start["story_id"], start_point=start["point"],
+                                       cast=start["characters"], setting=start["setting"],
+                                       method=method, title=f"arena start {start_id} · {method}",
+                                       settings={"budget": budget, "arena": start_id})
+            scenes.append(scene.id)
+            add_user_turn(store, scene.id, start["first_speaker"], start["first_line"])
+            for _ in range(turns):
+                who = round_robin(store, store.scene(scene.id))
+                await _turn_with_retries(store, llms, scene.id, who, method, budget)
+    except BaseException:
+        for scene_id in scenes:  # no half-made item is left behind
+            store.delete_scene(scene_id)
+        raise
     return store.add_arena_item(start_id, method_a, method_b, scenes[0], scenes[1], turns)
+
+
+async def _turn_with_retries(store: Store, llms: dict[str, LLM], scene_id: int, who: str,
+                             method: str, budget: int, tries: int = 3) -> None:
+    """A weak actor sometimes gives no usable line: sample the turn again (bounded)."""
+    for attempt in range(tries):
+        try:
+            await generate_turn(store, llms, scene_id, who, method=method, budget=budget)
+            return
+        except NoUsableLineError:
+            if attempt == tries - 1:
+                raise
 
 
 def _transcript(store: Store, scene_id: int) -> list[dict]:

@@ -131,11 +131,19 @@ def cmd_arena(args: argparse.Namespace) -> int:
         print(json.dumps({"starts": ids}))
     elif args.arena_command == "run":
         starts = args.start or [s["id"] for s in store.arena_starts(args.story)]
+        failed = 0
         for n, start in enumerate(starts, start=1):
-            item = run_sync(arena.run_item(store, services.llms, start, method_a=args.a,
-                                           method_b=args.b, turns=args.turns, budget=args.budget))
+            try:
+                item = run_sync(arena.run_item(store, services.llms, start, method_a=args.a,
+                                               method_b=args.b, turns=args.turns,
+                                               budget=args.budget))
+            except BookmarksError as exc:  # report it, go on with the other starts
+                failed += 1
+                print(json.dumps({"start": start, "error": str(exc)}))
+                continue
             _progress("arena")({}, n, len(starts))
             print(json.dumps({"start": start, "item": item}))
+        return 1 if failed == len(starts) else 0
     elif args.arena_command == "judge":
         print(json.dumps({"llm_votes": run_sync(arena.llm_judge(store, services.llms["judge"]))}))
     elif args.arena_command == "results":

@@ -275,6 +275,22 @@ class Store:
             db["stories"].update(story_id, {"last_used_at": now()})
         return self.scene(scene_id)
 
+    def delete_scene(self, scene_id: int) -> None:
+        """Remove a scene with its turns and the memory written on its branch (refused
+        when other scenes fork from it)."""
+        scene = self.scene(scene_id)
+        if self.child_forks(scene.branch_id):
+            raise ValueError("Other scenes fork from this one; delete them first.")
+        with self.transaction() as db:
+            turns = "SELECT id FROM turns WHERE scene_id = ?"
+            for sql, arg in ((f"DELETE FROM turn_events WHERE turn_id IN ({turns})", scene_id),
+                             ("DELETE FROM turns WHERE scene_id = ?", scene_id),
+                             ("DELETE FROM bookmark_versions WHERE branch_id = ?", scene.branch_id),
+                             ("DELETE FROM sync_costs WHERE branch_id = ?", scene.branch_id),
+                             ("DELETE FROM scenes WHERE id = ?", scene_id),
+                             ("DELETE FROM branches WHERE id = ?", scene.branch_id)):
+                db.execute(sql, [arg])
+
     def update_scene_settings(self, scene_id: int, settings: dict) -> None:
         with self.transaction() as db:
             db["scenes"].update(scene_id, {"settings": json.dumps(settings), "updated_at": now()})

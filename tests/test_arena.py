@@ -118,3 +118,25 @@ def test_exports(arena):
     tasks = label_studio_tasks(store)
     assert len(tasks) == 3 and set(tasks[0]["data"]) == {"prompt", "answer1", "answer2"}
     assert "bookmarks" not in json.dumps(tasks[0]["data"])
+
+
+def test_a_failed_continuation_leaves_no_half_item(store):
+    from bookmarks.errors import ModelError
+
+    sid = store.add_story(generated_story(200))
+    script = ArenaScript()
+    fake = ScriptedFakeModel(default=script)
+    llms = {r: make_llm(fake, store, role=r) for r in ("actor", "memory", "judge")}
+    (start,) = run_sync(generate_starts(store, llms["memory"], sid, 1))
+    scenes_before = len(store.list_scenes())
+
+    def broken(request):
+        if script.kind(request) == "act" and len(store.list_scenes()) > scenes_before + 1:
+            raise ModelError("HTTP 401: bad key")
+        return script(request)
+
+    fake.default = broken
+    with pytest.raises(ModelError):
+        run_sync(run_item(store, llms, start, turns=2))
+    assert store.arena_items() == [] and len(store.list_scenes()) == scenes_before
+    assert store.integrity_ok()
