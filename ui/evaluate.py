@@ -48,7 +48,7 @@ def results_md(r: dict, a: str, b: str) -> str:
     if not r["votes"]:
         return "No votes yet."
     lines = [f"**{esc(METHODS[a])} vs {esc(METHODS[b])}** — {r['votes']} votes", "",
-             "| outcome for A | rate | 95% CI |", "|---|---|---|"]
+             f"| outcome for {esc(METHODS[a])} | rate | 95% CI |", "|---|---|---|"]
     for c in arena.OUTCOMES:
         lo, hi = r["ci95"][c]
         lines.append(f"| {c} | {100 * r['rates'][c]:.1f}% | {100 * lo:.1f}–{100 * hi:.1f}% |")
@@ -77,7 +77,7 @@ def build_evaluate_tab(services: Services) -> None:
             budget = gr.Number(3, precision=0, minimum=1, maximum=8, label="Budget K")
         with gr.Row():
             run_btn = gr.Button("Run", variant="primary", elem_id="eval-run")
-            resume = gr.Number(None, precision=0, label="…or resume run id")
+            resume = gr.Number(None, precision=0, minimum=0, label="…or resume run id (0: new run)")
         status = gr.Markdown(elem_id="eval-status")
         runs = gr.Dataframe(runs_table(services), headers=["id", "kind", "story", "method", "status",
                                                            "items", "result"],
@@ -90,7 +90,10 @@ def build_evaluate_tab(services: Services) -> None:
             export_btn = gr.Button("Export records")
             eff_btn = gr.Button("Efficiency")
         export_file = gr.File(label="Download", interactive=False)
-        eff = gr.Dataframe(label="Sync cost by progress: actual vs without reuse", interactive=False)
+        eff = gr.Dataframe(label="Sync cost by progress: actual vs without reuse", interactive=False,
+                           headers=["bucket", "syncs", "actions_read", "actions_read_wo", "calls",
+                                    "calls_wo", "tokens", "tokens_wo", "output_tokens",
+                                    "output_tokens_wo"])
         gr.Markdown("### Arena (Bookmarks vs 3-way ETA, or any two methods)")
         with gr.Row():
             a_story = gr.Dropdown(story_choices(services), value=None, label="Story")
