@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import hashlib
 import json
 import random
-import re
 import threading
 import time
 import weakref
@@ -24,10 +22,18 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from .config import RoleConfig
 from .errors import ModelError, StructuredOutputError
+from .structured import (  # noqa: F401 - re-exported for callers of bookmarks.llm
+    extract_json,
+    grammar_safe,
+    parse_structured,
+    plain_schema,
+    response_format_for,
+    with_schema_hint,
+)
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -165,116 +171,6 @@ class OpenAIChatModel:
                           model=self.name, finish_reason=finish)
 
 
-# -- structured output helpers ----------------------------------------------------------
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
-
-
-def extract_json(text: str) -> str:
-    """The JSON object inside a reply (strips code fences and chatter around it)."""
-    fenced = _FENCE.search(text)
-    if fenced:
-        text = fenced.group(1)
-    start = text.find("{")
-    if start < 0:
-        return text.strip()
-    depth, in_str, escape = 0, False, False
-    for pos in range(start, len(text)):
-        ch = text[pos]
-        if in_str:
-            escape = ch == "\\" and not escape
-            if ch == '"' and not escape:
-                in_str = False
-            elif ch != "\\":
-                escape = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start:pos + 1]
-    return text[start:]
-
-
-def parse_structured(text: str, schema: type[T]) -> T:
-    """Validate a reply against `schema`; raises ValueError with a readable reason.
-
-    Raw control characters inside JSON strings (small models emit raw newlines) are
-    accepted. Only `json.loads` and pydantic touch the text: nothing is executed."""
-    if len(text) > 200_000:
-        raise ValueError("the reply is too long")
-    raw = extract_json(text)
-    try:
-        return schema.model_validate_json(raw)
-    except ValidationError as exc:
-        error = exc
-    try:
-        obj = json.loads(raw, strict=False)
-    except (json.JSONDecodeError, RecursionError):
-        obj = None
-    if obj is not None:
-        try:
-            return schema.model_validate(obj)
-        except ValidationError as exc:
-            error = exc
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}" for e in error.errors()[:5]
-    )
-    raise ValueError(problems)
-
-
-_GRAMMAR_UNSAFE = ("maxLength", "minLength", "maxItems", "minItems")
-
-
-def grammar_safe(node: Any) -> Any:
-    """A schema without length/count bounds. llama.cpp turns `maxLength: 2000` into a
-    grammar of nested repetitions that it refuses (and its server then crashes); pydantic
-    still enforces every bound on the reply."""
-    if isinstance(node, dict):
-        return {k: grammar_safe(v) for k, v in node.items() if k not in _GRAMMAR_UNSAFE}
-    if isinstance(node, list):
-        return [grammar_safe(v) for v in node]
-    return node
-
-
-@functools.lru_cache(maxsize=64)
-def _plain_schema_json(schema: type[BaseModel]) -> str:
-    return json.dumps(_strip_titles(schema.model_json_schema()), separators=(",", ":"))
-
-
-def plain_schema(schema: type[BaseModel]) -> dict:
-    """The JSON schema without pydantic's auto-generated "title" labels, which small
-    models copy into their answers (a proposal titled "Title")."""
-
-    return json.loads(_plain_schema_json(schema))  # a fresh copy: callers may change it
-
-
-def _strip_titles(node: Any, in_properties: bool = False) -> Any:
-    if isinstance(node, dict):
-        return {k: _strip_titles(v, k == "properties") for k, v in node.items()
-                if in_properties or k != "title"}
-    if isinstance(node, list):
-        return [_strip_titles(v) for v in node]
-    return node
-
-
-def response_format_for(mode: str, schema: type[BaseModel]) -> dict | None:
-    js = plain_schema(schema)
-    if mode == "json_schema":
-        return {"type": "json_schema",
-                "json_schema": {"name": schema.__name__, "schema": js, "strict": False}}
-    if mode == "json_object":
-        return {"type": "json_object", "schema": grammar_safe(js)}
-    return None
-
-
-def _schema_hint(schema: type[BaseModel]) -> str:
-    return ("Reply with one JSON object only, no other text, matching this JSON schema:\n"
-            + _plain_schema_json(schema))
-
-
 # -- the role client ---------------------------------------------------------------------
 CallLogger = Callable[[dict], None]
 # The scene a chain of calls serves (set around a turn; inherited by concurrent tasks).
@@ -398,7 +294,7 @@ class LLM:
         Invalid replies get one repair re-ask; a reply that is still invalid raises
         StructuredOutputError. Only validated replies are cached."""
         ctx = CallContext(purpose, scene_id, bookmark_id)
-        msgs = _with_hint(messages, schema)
+        msgs = with_schema_hint(messages, schema)
         mode = self._mode()
         req = self._request(msgs, temperature, max_tokens,
                             response_format=response_format_for(mode, schema))
@@ -464,18 +360,6 @@ class LLM:
 
     def structured_sync(self, *args: Any, **kw: Any) -> Any:
         return run_sync(self.structured(*args, **kw))
-
-
-def _with_hint(messages: list[dict[str, str]], schema: type[BaseModel]) -> list[dict[str, str]]:
-    """Append the schema instruction to the last user message (keeps prefixes stable)."""
-    msgs = [dict(m) for m in messages]
-    for m in reversed(msgs):
-        if m["role"] == "user":
-            m["content"] = f"{m['content']}\n\n{_schema_hint(schema)}"
-            break
-    else:
-        msgs.append({"role": "user", "content": _schema_hint(schema)})
-    return msgs
 
 
 def run_sync(coro: Coroutine[Any, Any, R]) -> R:
