@@ -111,7 +111,7 @@ def test_import_play_fork_restart(tmp_path, browser):
             page.locator("#story-upload button[aria-label='Clear']").first.click() \
                 if page.locator("#story-upload button[aria-label='Clear']").count() else None
             page.locator("#story-upload input[type=file]").set_input_files(str(payload))
-            page.wait_for_selector("#library-preview :text('script')", timeout=20_000)
+            page.wait_for_selector("#library-preview :text('Plain words')", timeout=20_000)
             assert "<script>alert(1)</script>" in page.locator("#library-preview").inner_text()
             # Play: start a Bookmarks scene and run two turns
             page.get_by_role("tab", name="Play").click()
