@@ -97,6 +97,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         run = run_sync(evaluate.run_mcq(store, services.llms, args.story, method=args.method,
                                         budget=args.budget, limit=args.limit, run_id=args.resume,
                                         on_record=_progress("MCQ")))
+    elif args.eval_command == "sweep":
+        rows = run_sync(evaluate.run_sweep(store, services.llms, args.story,
+                                           methods=tuple(args.method or ("bookmarks", "eta3")),
+                                           points=args.points, characters=args.character,
+                                           on_run=lambda r: print(json.dumps(r), flush=True)))
+        print(json.dumps({"sweep": len(rows)}))
+        return 0
     elif args.eval_command == "results":
         for run in store.runs(args.story):
             print(json.dumps({k: run[k] for k in ("id", "kind", "story_id", "method", "status",
@@ -200,6 +207,11 @@ def build_parser() -> argparse.ArgumentParser:
             q.add_argument("--capacity", type=int, help="ETA profile tokens (sweeps)")
         else:
             q.add_argument("--limit", type=int, help="only the first N questions")
+    q = ev.add_parser("sweep", help="NAP over bookmark budgets {2,3,5} vs ETA capacities")
+    q.add_argument("--story", type=int, required=True)
+    q.add_argument("--method", action="append", choices=("bookmarks", "eta", "eta3"))
+    q.add_argument("--points", type=int, default=5)
+    q.add_argument("--character", action="append")
     q = ev.add_parser("results", help="stored runs and their summaries (JSON lines)")
     q.add_argument("--story", type=int)
     q = ev.add_parser("efficiency", help="sync cost with vs without reuse by progress bucket")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import BaseModel
@@ -257,3 +258,34 @@ def efficiency_buckets(rows: list[dict], n: int = 4) -> list[dict]:
         agg["output_tokens_wo"] = round(sum(r["completion_tokens_wo"] for r in sel))
         out.append(agg)
     return out
+
+
+SWEEP = {"bookmarks": ("budget", (2, 3, 5)), "eta": ("capacity", (128, 256, 512, 1024)),
+         "eta3": ("capacity", (128, 256, 512))}
+
+
+async def run_sweep(store: Store, llms: dict[str, LLM], story_id: int, *,
+                    methods: tuple[str, ...] = ("bookmarks", "eta3"), points: int = 5,
+                    characters: list[str] | None = None,
+                    on_run: Callable[[dict], None] | None = None) -> list[dict]:
+    """Capacity sweeps (the paper's Figure 3, right): Bookmarks over budgets {2, 3, 5},
+    (3-way) ETA over profile capacities; one NAP run per setting on the same points.
+    Returns rows: method, setting, mean score (Best@1), sync tokens actual. The reply
+    cache is off during a sweep, so a later setting does not look cheaper by reusing an
+    earlier setting's replies."""
+    llms = {role: replace(llm, cache_get=None, cache_put=None) for role, llm in llms.items()}
+    rows = []
+    for method in methods:
+        knob, values = SWEEP[method]
+        for value in values:
+            kw = {"budget": value} if knob == "budget" else {"capacity": value}
+            run = await run_nap(store, llms, story_id, method=method, points=points,
+                                characters=characters, **kw)
+            costs = store.sync_costs(story_id, run["space"])
+            row = {"method": method, "knob": knob, "value": value, "run": run["id"],
+                   "mean": run["summary"].get("best@1", {}).get("mean", 0.0),
+                   "sync_tokens": sum(c["prompt_tokens"] + c["completion_tokens"] for c in costs)}
+            rows.append(row)
+            if on_run:
+                on_run(row)
+    return rows

@@ -151,3 +151,21 @@ def test_unusable_predictions_score_zero_and_the_run_goes_on(store):
     assert run["status"] == "done" and run["summary"]["unusable_predictions"] == 4
     assert run["summary"]["best@k"]["mean"] == 0
     assert all(r["predictions"] == [None, None] for r in store.records(run["id"]))
+
+
+def test_capacity_sweep(store):
+    from bookmarks.evaluate import run_sweep
+
+    sid = store.add_story(generated_story(200))
+    fake = ScriptedFakeModel(default=ScriptedMemory(sections=[
+        {"title": f"Section {n}", "type": "state", "subject": "Ada"} for n in range(5)]))
+    rows = run_sync(run_sweep(store, llms_for(store, fake), sid, methods=("bookmarks", "eta3"),
+                              points=2, characters=["Ada"]))
+    assert [(r["method"], r["value"]) for r in rows] == [
+        ("bookmarks", 2), ("bookmarks", 3), ("bookmarks", 5), ("eta3", 128), ("eta3", 256),
+        ("eta3", 512)]
+    # a bigger budget synchronizes more sections: more sync tokens
+    b = [r["sync_tokens"] for r in rows if r["method"] == "bookmarks"]
+    assert b[0] < b[1] < b[2]
+    eta3_run = store.run(rows[3]["run"])
+    assert eta3_run["params"]["capacity"] == 128

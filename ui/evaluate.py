@@ -90,10 +90,20 @@ def build_evaluate_tab(services: Services) -> None:
             export_btn = gr.Button("Export records")
             eff_btn = gr.Button("Efficiency")
         export_file = gr.File(label="Download", interactive=False)
+        eff_plot = gr.BarPlot(pd.DataFrame(columns=["bucket", "cost", "tokens"]), x="bucket",
+                              y="tokens", color="cost",
+                              title="Sync tokens by story progress: actual vs without reuse")
         eff = gr.Dataframe(label="Sync cost by progress: actual vs without reuse", interactive=False,
                            headers=["bucket", "syncs", "actions_read", "actions_read_wo", "calls",
                                     "calls_wo", "tokens", "tokens_wo", "output_tokens",
                                     "output_tokens_wo"])
+        with gr.Row():
+            sweep_btn = gr.Button("Capacity sweep (Bookmarks K ∈ {2,3,5} vs 3-way ETA "
+                                  "capacity ∈ {128,256,512})")
+        sweep_plot = gr.LinePlot(pd.DataFrame(columns=["setting", "mean", "method"]), x="setting",
+                                 y="mean", color="method", title="NAP mean score vs capacity")
+        sweep_table = gr.Dataframe(headers=["method", "knob", "value", "run", "mean",
+                                            "sync_tokens"], interactive=False)
         gr.Markdown("### Arena (Bookmarks vs 3-way ETA, or any two methods)")
         with gr.Row():
             a_story = gr.Dropdown(story_choices(services), value=None, label="Story")
@@ -162,8 +172,28 @@ def build_evaluate_tab(services: Services) -> None:
         if not rid:
             raise gr.Error("Enter a run id.")
         run = store.run(int(rid))
-        return pd.DataFrame(evaluate.efficiency_buckets(store.sync_costs(run["story_id"],
-                                                                         run["space"])))
+        rows = evaluate.efficiency_buckets(store.sync_costs(run["story_id"], run["space"]))
+        long = [{"bucket": r["bucket"], "cost": label, "tokens": r[key]} for r in rows
+                for label, key in (("actual", "tokens"), ("without reuse", "tokens_wo"))]
+        return pd.DataFrame(rows), pd.DataFrame(long, columns=["bucket", "cost", "tokens"])
+
+    async def do_sweep(story_label, points_, progress=gr.Progress()):
+        if not story_label:
+            raise gr.Error("Choose a story.")
+        done: list[dict] = []
+
+        def on_run(row):
+            done.append(row)
+            progress((len(done), 6), desc=f"{row['method']} {row['knob']}={row['value']}")
+
+        try:
+            rows = await evaluate.run_sweep(store, services.llms, parse_id(story_label),
+                                            points=int(points_), on_run=on_run)
+        except BookmarksError as exc:
+            raise gr.Error(str(exc)) from None
+        plot = pd.DataFrame([{"setting": str(r["value"]), "mean": r["mean"],
+                              "method": METHODS[r["method"]]} for r in rows])
+        return plot, pd.DataFrame(rows)
 
     async def do_generate(story_label, n):
         if not story_label:
@@ -230,7 +260,8 @@ def build_evaluate_tab(services: Services) -> None:
     run_btn.click(do_run, [story, kind, method, points, k, budget, resume], [status, runs, dims],
                   concurrency_id="models")
     export_btn.click(do_export, [run_id, fmt], export_file)
-    eff_btn.click(do_eff, [run_id], eff)
+    eff_btn.click(do_eff, [run_id], [eff, eff_plot])
+    sweep_btn.click(do_sweep, [story, points], [sweep_plot, sweep_table], concurrency_id="models")
     gen_btn.click(do_generate, [a_story, n_starts], [arena_status, starts], concurrency_id="models")
     a_story.change(user_errors(starts_rows), [a_story], starts)
     save_starts.click(do_save_starts, [starts], arena_status)
