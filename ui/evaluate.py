@@ -82,7 +82,7 @@ def build_evaluate_tab(services: Services) -> None:
         runs = gr.Dataframe(runs_table(services), headers=["id", "kind", "story", "method", "status",
                                                            "items", "result"],
                             label="Runs", interactive=False)
-        dims = gr.BarPlot(dimension_frame(services), x="dimension", y="score", color="run",
+        dims = gr.LinePlot(dimension_frame(services), x="dimension", y="score", color="run",
                           title="NAP per dimension (Best@1)", y_lim=[0, 100])
         with gr.Row():
             run_id = gr.Number(None, precision=0, label="Run id")
@@ -90,7 +90,8 @@ def build_evaluate_tab(services: Services) -> None:
             export_btn = gr.Button("Export records")
             eff_btn = gr.Button("Efficiency")
         export_file = gr.File(label="Download", interactive=False)
-        eff_plot = gr.BarPlot(pd.DataFrame(columns=["bucket", "cost", "tokens"]), x="bucket",
+        # line plots: Gradio's bar plots stack series, which would add the two costs up
+        eff_plot = gr.LinePlot(pd.DataFrame(columns=["bucket", "cost", "tokens"]), x="bucket",
                               y="tokens", color="cost",
                               title="Sync tokens by story progress: actual vs without reuse")
         eff = gr.Dataframe(label="Sync cost by progress: actual vs without reuse", interactive=False,
