@@ -1,0 +1,87 @@
+"""Bookmarks, their versions, match decisions and sync costs."""
+
+from __future__ import annotations
+
+from ..errors import NotFoundError
+from ..memory import resolve_refs
+from .base import StoreBase, Turn, now
+
+
+class MemoryStore(StoreBase):
+    # -- bookmarks --------------------------------------------------------------
+    def bookmarks(self, story_id: int, space: str) -> list[dict]:
+        return self._rows("SELECT * FROM bookmarks WHERE story_id = ? AND space = ? ORDER BY id",
+                          [story_id, space])
+
+    def versions(self, bookmark_ids: list[int], branch_ids: list[int], max_p: int) -> list[dict]:
+        """Versions of these bookmarks written on these branches with p ≤ max_p."""
+        if not bookmark_ids or not branch_ids:
+            return []
+        bq = ",".join("?" * len(bookmark_ids))
+        rq = ",".join("?" * len(branch_ids))
+        return self._rows(
+            f"SELECT * FROM bookmark_versions WHERE bookmark_id IN ({bq}) AND branch_id IN ({rq}) "
+            "AND p <= ? ORDER BY bookmark_id, p, id", [*bookmark_ids, *branch_ids, max_p])
+
+    def bookmark_history(self, bookmark_id: int) -> list[dict]:
+        return self._rows("SELECT * FROM bookmark_versions WHERE bookmark_id = ? ORDER BY p, id",
+                          [bookmark_id])
+
+    def match_decisions(self, story_id: int, space: str) -> dict[tuple[str, int], str]:
+        return {(r["proposal"], r["bookmark_id"]): r["decision"] for r in self._rows(
+            "SELECT * FROM match_decisions WHERE story_id = ? AND space = ?", [story_id, space])}
+
+    def sync_costs(self, story_id: int, space: str | None = None) -> list[dict]:
+        if space is None:
+            return self._rows("SELECT * FROM sync_costs WHERE story_id = ? ORDER BY id", [story_id])
+        return self._rows("SELECT * FROM sync_costs WHERE story_id = ? AND space = ? ORDER BY id",
+                          [story_id, space])
+
+    def commit_memory(self, writes, *, scene_id: int | None = None,
+                      turn: dict | None = None, events: list[dict] | None = None,
+                      replace_turn_id: int | None = None) -> Turn | None:
+        """Write a step's new bookmarks, versions, costs, decisions (and its turn) at once.
+
+        `writes` is a `grounding.MemoryWrites`; new bookmarks (id None) get their ids here."""
+        with self.transaction() as db:
+            for bm in writes.new_bookmarks:
+                if bm.id is None:
+                    bm.id = db["bookmarks"].insert(
+                        {"story_id": bm.story_id, "space": bm.space, "subject": bm.subject,
+                         "type": bm.type, "title": bm.title, "pinned": int(bm.pinned),
+                         "created_at": now()}).last_pk
+            turn_row = None
+            if replace_turn_id is not None:
+                self.delete_turn(replace_turn_id)
+            if turn is not None and scene_id is not None:
+                turn_row = self.add_turn(scene_id, events=resolve_refs(events or []), **turn)
+            turn_id = turn_row.id if turn_row else None
+            for v in writes.versions:
+                v.bookmark.version_id = db["bookmark_versions"].insert(
+                    {"bookmark_id": v.bookmark.id, "branch_id": v.branch_id, "p": v.p,
+                     "content": v.content.model_dump_json(), "turn_id": turn_id,
+                     "created_at": now()}).last_pk
+            for c in writes.costs:
+                bm = c.pop("bookmark")
+                db["sync_costs"].insert({**c, "bookmark_id": bm.id, "turn_id": turn_id,
+                                         "created_at": now()})
+            for d in writes.decisions:
+                db["match_decisions"].upsert({**d}, pk=("story_id", "space", "proposal",
+                                                        "bookmark_id"))
+        return turn_row
+
+    def set_bookmark_content(self, bookmark_id: int, branch_id: int, p: int, content,
+                             pinned: bool) -> None:
+        """A user's edit: a new version at the same sync point, and the pin flag."""
+        with self.transaction() as db:
+            db["bookmark_versions"].insert(
+                {"bookmark_id": bookmark_id, "branch_id": branch_id, "p": p,
+                 "content": content.model_dump_json(), "turn_id": None, "created_at": now()})
+            db["bookmarks"].update(bookmark_id, {"pinned": int(pinned)})
+
+    def bookmark(self, bookmark_id: int) -> dict:
+        row = self._one("SELECT * FROM bookmarks WHERE id = ?", [bookmark_id])
+        if row is None:
+            raise NotFoundError(f"There is no bookmark with id {bookmark_id}.")
+        return row
+

@@ -1,0 +1,156 @@
+"""Stories, characters, actions and questions."""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import NotFoundError
+from ..story import Action, Character, Question, Story
+from .base import StoreBase, StoryInfo, now
+
+
+class StoriesStore(StoreBase):
+    # -- stories --------------------------------------------------------------
+    def add_story(self, story: Story) -> int:
+        with self.transaction() as db:
+            story_id = db["stories"].insert(
+                {"title": story.title, "description": story.description,
+                 "author": story.author, "source_format": story.source_format,
+                 "n_actions": len(story.actions), "created_at": now(), "last_used_at": None}
+            ).last_pk
+            db["characters"].insert_all(
+                {"story_id": story_id, "name": c.name, "aliases": json.dumps(c.aliases),
+                 "major": int(c.major)} for c in story.characters
+            )
+            db["actions"].insert_all(
+                ({"story_id": story_id, "idx": a.index, "character": a.character,
+                  "text": a.text, "chapter": a.chapter} for a in story.actions),
+                batch_size=2000,
+            )
+            db["questions"].insert_all(
+                {"story_id": story_id, "qid": q.id, "after": q.after,
+                 "character": q.character, "question": q.question,
+                 "options": json.dumps(q.options), "answer": q.answer,
+                 "evidence": json.dumps(q.evidence)} for q in story.questions
+            )
+            db["branches"].insert({"story_id": story_id, "parent_id": None, "fork_point": 0,
+                                   "name": "trunk", "created_at": now()})
+        return story_id
+
+    def list_stories(self) -> list[StoryInfo]:
+        rows = self._rows(
+            "SELECT s.*, b.id AS trunk_id FROM stories s JOIN branches b "
+            "ON b.story_id = s.id AND b.parent_id IS NULL "
+            "ORDER BY COALESCE(s.last_used_at, s.created_at) DESC, s.id DESC"
+        )
+        return [StoryInfo(**r) for r in rows]
+
+    def story(self, story_id: int) -> StoryInfo:
+        row = self._one(
+            "SELECT s.*, b.id AS trunk_id FROM stories s JOIN branches b "
+            "ON b.story_id = s.id AND b.parent_id IS NULL WHERE s.id = ?", [story_id]
+        )
+        if row is None:
+            raise NotFoundError(f"There is no story with id {story_id}.")
+        return StoryInfo(**row)
+
+    def find_story(self, title: str) -> StoryInfo | None:
+        row = self._one("SELECT id FROM stories WHERE title = ? ORDER BY id LIMIT 1", [title])
+        return self.story(row["id"]) if row else None
+
+    def touch_story(self, story_id: int) -> None:
+        with self.transaction() as db:
+            db["stories"].update(story_id, {"last_used_at": now()})
+
+    def characters(self, story_id: int) -> list[Character]:
+        return [
+            Character(name=r["name"], aliases=json.loads(r["aliases"] or "[]"),
+                      major=bool(r["major"]))
+            for r in self._rows("SELECT * FROM characters WHERE story_id = ? ORDER BY id",
+                                [story_id])
+        ]
+
+    def action_counts(self, story_id: int) -> dict[str, int]:
+        return {
+            r["character"]: r["n"]
+            for r in self._rows("SELECT character, COUNT(*) AS n FROM actions "
+                                "WHERE story_id = ? GROUP BY character ORDER BY n DESC",
+                                [story_id])
+        }
+
+    def chapters(self, story_id: int) -> list[tuple[str, int]]:
+        """(chapter label, first action index) in story order."""
+        return [
+            (r["chapter"], r["first"])
+            for r in self._rows("SELECT chapter, MIN(idx) AS first FROM actions WHERE "
+                                "story_id = ? AND chapter IS NOT NULL GROUP BY chapter "
+                                "ORDER BY first", [story_id])
+        ]
+
+    def actions(self, story_id: int, start: int = 1, end: int | None = None) -> list[Action]:
+        """Trunk actions with start ≤ index ≤ end (1-based, inclusive)."""
+        end = end if end is not None else 1 << 62
+        return [
+            Action(index=r["idx"], character=r["character"], text=r["text"],
+                   chapter=r["chapter"])
+            for r in self._rows("SELECT * FROM actions WHERE story_id = ? AND idx BETWEEN ? "
+                                "AND ? ORDER BY idx", [story_id, start, end])
+        ]
+
+    def action_tuples(self, story_id: int, start: int, end: int) -> list[tuple[int, str, str]]:
+        """(index, character, text) of trunk actions start..end — the engine's hot path,
+        without building a model object per row."""
+        with self._lock:
+            return self.db.execute(
+                "SELECT idx, character, text FROM actions WHERE story_id = ? AND idx BETWEEN ? "
+                "AND ? ORDER BY idx", [story_id, start, end]).fetchall()
+
+    def questions(self, story_id: int) -> list[Question]:
+        return [
+            Question(id=r["qid"], after=r["after"], character=r["character"],
+                     question=r["question"], options=json.loads(r["options"]),
+                     answer=r["answer"], evidence=json.loads(r["evidence"] or "[]"))
+            for r in self._rows("SELECT * FROM questions WHERE story_id = ? ORDER BY after, "
+                                "qid", [story_id])
+        ]
+
+    def merge_characters(self, story_id: int, keep: str, merge: str) -> None:
+        """Fold character `merge` into `keep`: its actions and name become `keep`'s."""
+        with self.transaction() as db:
+            rows = {r["name"]: r for r in self._rows(
+                "SELECT * FROM characters WHERE story_id = ? AND name IN (?, ?)",
+                [story_id, keep, merge])}
+            if keep not in rows or merge not in rows:
+                missing = merge if keep in rows else keep
+                raise NotFoundError(f"The story has no character named {missing!r}.")
+            aliases = json.loads(rows[keep]["aliases"] or "[]")
+            for name in [merge, *json.loads(rows[merge]["aliases"] or "[]")]:
+                if name.casefold() not in {a.casefold() for a in [keep, *aliases]}:
+                    aliases.append(name)
+            db["characters"].update(rows[keep]["id"], {"aliases": json.dumps(aliases),
+                                    "major": max(rows[keep]["major"], rows[merge]["major"])})
+            db.execute("UPDATE actions SET character = ? WHERE story_id = ? AND character = ?",
+                       [keep, story_id, merge])
+            db["characters"].delete(rows[merge]["id"])
+
+    def delete_story(self, story_id: int) -> None:
+        self.story(story_id)
+        with self.transaction() as db:
+            scene_ids = "SELECT id FROM scenes WHERE story_id = ?"
+            turn_ids = f"SELECT id FROM turns WHERE scene_id IN ({scene_ids})"
+            bm_ids = "SELECT id FROM bookmarks WHERE story_id = ?"
+            for sql in (
+                f"DELETE FROM turn_events WHERE turn_id IN ({turn_ids})",
+                f"DELETE FROM turns WHERE scene_id IN ({scene_ids})",
+                "DELETE FROM scenes WHERE story_id = ?",
+                f"DELETE FROM bookmark_versions WHERE bookmark_id IN ({bm_ids})",
+                "DELETE FROM bookmarks WHERE story_id = ?",
+                "UPDATE branches SET parent_id = NULL WHERE story_id = ?",
+                "DELETE FROM branches WHERE story_id = ?",
+                "DELETE FROM questions WHERE story_id = ?",
+                "DELETE FROM actions WHERE story_id = ?",
+                "DELETE FROM characters WHERE story_id = ?",
+                "DELETE FROM stories WHERE id = ?",
+            ):
+                db.execute(sql, [story_id])
+
