@@ -147,9 +147,18 @@ def test_import_play_fork_restart(tmp_path, browser):
             assert [ln for ln in chat_after.splitlines() if "[" in ln][-2:] == \
                 [ln for ln in chat_before.splitlines() if "[" in ln][-2:]
             shot(page, "4-after-restart")
-            # the tab bar stays intact: Settings is reachable and shows the backends
+            # the tab bar stays intact: Settings is reachable, saves, and the API can't save
             page.get_by_role("tab", name="Settings").click()
             page.wait_for_selector("text=Test actor", timeout=10_000)
+            page.locator("#judge-model input, #judge-model textarea").first.fill("judge-x")
+            page.locator("#save-settings").click()
+            page.wait_for_selector("#settings-status :text('Saved')", timeout=10_000)
+            assert "judge-x" in page.locator("#settings-status").inner_text()
+            from gradio_client import Client
+            api = Client(app.url, verbose=False).view_api(return_format="dict",
+                                                         print_info=False)
+            assert "/do_save" not in api["named_endpoints"]
+            assert "/do_engine" not in api["named_endpoints"]
         finally:
             app.stop()
     assert dialogs == []

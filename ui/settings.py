@@ -28,13 +28,14 @@ def build_settings_tab(services: Services) -> None:
                                                placeholder="embedded local model"),
                         "api_key": gr.Textbox("", label="API key", type="password",
                                               placeholder=f"stored: {now[role]['api_key_masked']}"),
-                        "model": gr.Textbox(now[role]["model"], label="Model"),
+                        "model": gr.Textbox(now[role]["model"], label="Model",
+                                            elem_id=f"{role}-model"),
                         "temperature": gr.Number(now[role]["temperature"], label="Temperature",
                                                  minimum=0, maximum=2),
                     }
                     test = gr.Button(f"Test {role}", scale=0)
                 test.click(user_errors(lambda r=role: model_settings.test_connection(services, r)),
-                           None, status, concurrency_id="models")
+                           None, status, concurrency_id="models", api_visibility="private")
         with gr.Group():
             gr.Markdown("#### Memory engine")
             with gr.Row():
@@ -52,8 +53,8 @@ def build_settings_tab(services: Services) -> None:
                                                   "scene_window": w})
             return "Engine settings saved."
 
-        engine_btn.click(do_engine, [budget, block, window], status)
-        save = gr.Button("Save settings", variant="primary")
+        engine_btn.click(do_engine, [budget, block, window], status, api_visibility="private")
+        save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
         inputs = [fields[r][k] for r in ROLES for k in model_settings.FIELDS]
 
         @user_errors
@@ -64,4 +65,6 @@ def build_settings_tab(services: Services) -> None:
             lines = [esc(services.settings.role(r).describe()) for r in ROLES]
             return "Saved.  \n" + "  \n".join(lines), *[""] * len(ROLES)
 
-        save.click(do_save, inputs, [status, *[fields[r]["api_key"] for r in ROLES]])
+        # settings change only through this page, never through the HTTP API
+        save.click(do_save, inputs, [status, *[fields[r]["api_key"] for r in ROLES]],
+                   api_visibility="private")
