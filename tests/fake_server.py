@@ -79,7 +79,15 @@ def scripted_server(responder=None, streams: bool = True):
     responder = responder or ScriptedMemory(sections=[
         {"title": "Harbour gate", "type": "concept", "subject": "harbour gate"},
         {"title": "Ada's plans", "type": "state", "subject": "Ada"}])
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(responder, streams))
+    with serving(make_handler(responder, streams)) as url:
+        yield url
+
+
+@contextmanager
+def serving(handler):
+    """Serve `handler` on a free 127.0.0.1 port in a thread; yields the /v1 base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -13,12 +13,11 @@ import threading
 import time
 from collections import Counter
 from contextlib import contextmanager
-from http.server import ThreadingHTTPServer
 
 from bookmarks.llm import ChatRequest
 from bookmarks.testing import ScriptedMemory
 
-from .fake_server import completion, make_handler
+from .fake_server import completion, make_handler, serving
 
 FAULTS = ("ok", "slow", "timeout", "429", "500", "drop", "malformed", "schema", "truncated")
 
@@ -88,13 +87,5 @@ def _request(body: dict) -> ChatRequest:
 
 @contextmanager
 def fault_server(plan: FaultPlan, responder=None):
-    responder = responder or ScriptedMemory()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_fault_handler(plan, responder))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(make_fault_handler(plan, responder or ScriptedMemory())) as url:
+        yield url
