@@ -329,8 +329,6 @@ def _cast(actions: list[Action], declared: list | None, file: str) -> list[Chara
         if a.character not in PSEUDO_CHARACTERS:
             counts[a.character] = counts.get(a.character, 0) + 1
     cast: list[Character] = []
-    if declared is not None and not isinstance(declared, list):
-        raise StoryFormatError('the meta file\'s "characters" must be a list.', file=file)
     if declared:
         try:
             cast = [Character.model_validate(c) for c in declared]

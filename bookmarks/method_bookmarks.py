@@ -84,8 +84,9 @@ class BookmarksGrounder:
         selected = await self._match(req, sections, existing, meter, events, writes)
         sem = asyncio.Semaphore(max(1, opts.concurrency))
         results = await asyncio.gather(*(self._sync(req, bm, cast, p_new, sem) for bm in selected))
+        length = req.lineage.length(self.store)
         for bm, res in zip(selected, results, strict=True):
-            self._record(req, bm, res, events, writes)
+            self._record(req, bm, res, events, writes, length)
             for key in ("calls", "prompt_tokens", "completion_tokens"):
                 meter.usage[key] += getattr(res, key)
         pieces = [self._view(b, req) for b in selected]
@@ -171,13 +172,13 @@ class BookmarksGrounder:
                                          options=self.options.sync, **kw)
 
     def _record(self, req: GroundRequest, bm: Bookmark, res: SyncResult, events: list[dict],
-                writes: MemoryWrites) -> None:
+                writes: MemoryWrites, story_length: int) -> None:
         if res.p_new > res.p_old or bm.id is None:
             writes.versions.append(VersionWrite(bm, req.lineage.branch_id, res.p_new, res.content))
         writes.costs.append({
             "story_id": req.story_id, "space": req.space, "branch_id": req.lineage.branch_id,
             "bookmark": bm, "method": self.name, "type": bm.type, "position": req.position,
-            "story_length": req.lineage.length(self.store), "p_old": res.p_old,
+            "story_length": story_length, "p_old": res.p_old,
             "p_new": res.p_new, "actions_read": res.actions_read, "calls": res.calls,
             "prompt_tokens": res.prompt_tokens, "completion_tokens": res.completion_tokens,
             "actions_read_wo": res.actions_read_wo, "calls_wo": res.calls_wo,

@@ -74,8 +74,9 @@ def apply_saved(base: Settings, saved: dict[str, dict], engine: dict | None = No
     roles = dict(base.roles)
     for role, entry in saved.items():
         if role in roles:
-            roles[role] = replace(roles[role], **{k: v for k, v in entry.items() if v is not None
-                                                  or k == "api_key" and k in entry})
+            # None means "not set", except for a key, where it means "cleared"
+            roles[role] = replace(roles[role], **{k: v for k, v in entry.items()
+                                                  if v is not None or k == "api_key"})
     return replace(base, roles=roles)
 
 

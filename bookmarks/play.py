@@ -167,7 +167,9 @@ def fork_at(store: Store, scene_id: int, turn_id: int | None = None) -> SceneInf
     """A new scene continuing from turn `turn_id` (default: the last turn)."""
     scene = store.scene(scene_id)
     lineage = Lineage.of(store, scene.branch_id)
-    at = store.turn(turn_id).idx if turn_id else lineage.length(store)
-    if not scene.start_point <= at <= lineage.length(store) and turn_id:
+    if turn_id is None:
+        return store.fork_scene(scene_id, lineage.length(store))
+    turn = store.turn(turn_id)
+    if not lineage.sees(turn.branch_id, turn.idx):
         raise ValueError("That line is not part of this scene.")
-    return store.fork_scene(scene_id, at)
+    return store.fork_scene(scene_id, turn.idx)

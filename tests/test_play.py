@@ -129,3 +129,11 @@ def test_unknown_character_is_a_clear_error(setup):
         run_sync(generate_turn(store, llms, scene.id, "Nobody"))
     with pytest.raises(NotFoundError, match="no character named 'Nobody'; its cast is Ada"):
         eligible_points(store, scene.story_id, ["Nobody"])
+
+
+def test_fork_refuses_a_line_of_another_scene(setup):
+    store, llms, scene, _ = setup
+    other = store.create_scene(scene.story_id, start_point=120, cast=["Ada", "Ben"])
+    foreign = add_user_turn(store, other.id, "Ada", "Elsewhere.")
+    with pytest.raises(ValueError, match="not part of this scene"):
+        fork_at(store, scene.id, foreign.id)
