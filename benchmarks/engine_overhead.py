@@ -27,7 +27,7 @@ from bookmarks.config import RoleConfig  # noqa: E402
 from bookmarks.llm import LLM  # noqa: E402
 from bookmarks.store import Store  # noqa: E402
 from bookmarks.testing import ScriptedFakeModel, ScriptedMemory  # noqa: E402
-from bookmarks.walk import eligible_points, spread, walk  # noqa: E402
+from bookmarks.walk import walk  # noqa: E402
 
 
 class TimedFake(ScriptedFakeModel):
@@ -59,12 +59,9 @@ async def run_walk(store, story_id, turns, fresh_each_point):
         last[0], last[1] = now, fake.seconds
 
     started = time.perf_counter()
-    if fresh_each_point:  # no reuse: every point starts from an empty memory space
-        for action in spread(eligible_points(store, story_id, None), turns):
-            await walk(store, llms, story_id, method="bookmarks", points=1, on_point=on_point,
-                       at=[action])
-    else:
-        await walk(store, llms, story_id, method="bookmarks", points=turns, on_point=on_point)
+    # without reuse: the paper's ablation, every point starts from an empty memory
+    method = "bookmarks-noreuse" if fresh_each_point else "bookmarks"
+    await walk(store, llms, story_id, method=method, points=turns, on_point=on_point)
     return per_turn, time.perf_counter() - started, fake.seconds
 
 

@@ -7,6 +7,7 @@ share the embedded llama.cpp server, started lazily on their first call.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from .config import ROLES, RoleConfig, Settings
 from .embedded import MODEL_ALIAS, EmbeddedServer, shared_server
@@ -56,6 +57,8 @@ def build_llms(settings: Settings, store: Store | None) -> dict[str, LLM]:
     llms = {}
     for role in ROLES:
         config = settings.role(role)
+        if config.embedded:  # the embedded server's own window
+            config = replace(config, context_tokens=settings.embedded_ctx)
         llms[role] = LLM(
             model=build_model(config, settings), config=config,
             log=store.log_call if store else None,

@@ -44,6 +44,17 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _points(text: str) -> list[int]:
+    try:
+        points = [int(x) for x in text.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"story points are whole numbers separated by commas, "
+                                         f"not {text!r}") from None
+    if not points or min(points) < 1:
+        raise argparse.ArgumentTypeError("story points start at 1")
+    return points
+
+
 def cmd_walk(args: argparse.Namespace) -> int:
     import json
 
@@ -59,7 +70,8 @@ def cmd_walk(args: argparse.Namespace) -> int:
 
     summary = run_sync(walk(services.store, services.llms, args.story, method=args.method,
                             characters=args.character, points=args.points, budget=args.budget,
-                            predict=not args.no_predict, on_point=show))
+                            predict=not args.no_predict, on_point=show, at=args.at,
+                            use_cache=not args.no_cache))
     if args.json:
         print(json.dumps(summary.as_dict()))
     else:
@@ -190,6 +202,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=int, default=3, choices=range(1, 9), metavar="K",
                    help="bookmark budget K, 1-8 (default 3)")
     p.add_argument("--no-predict", action="store_true", help="ground only; skip the actor")
+    p.add_argument("--at", type=_points, metavar="I,J,…",
+                   help="walk exactly these story points (comma-separated action indices)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="ask the models every time (for cost comparisons)")
     p.add_argument("--json", action="store_true", help="one JSON object per point, then a summary")
     p.set_defaults(func=cmd_walk)
     p = sub.add_parser("eval", help="benchmarks: NAP, MCQ, results, efficiency, export")

@@ -22,6 +22,7 @@ STRUCTURED_MODES = ("auto", "json_schema", "json_object", "prompt")
 EMBEDDED = "embedded"
 ROLE_DEFAULT_TEMPERATURE = {"actor": 0.8, "memory": 0.0, "judge": 0.0}
 ROLE_DEFAULT_MAX_TOKENS = {"actor": 160, "memory": 400, "judge": 300}
+DEFAULT_CONTEXT_TOKENS = 8192  # what most servers offer at least; set it per role if smaller
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class RoleConfig:
     max_tokens: int = 400
     structured: str = "auto"
     timeout: float = 120.0
+    # the model's context window (prompt + reply), in tokens: every request is fitted to it
+    context_tokens: int = 8192
 
     @property
     def embedded(self) -> bool:
@@ -137,6 +140,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
                                   ROLE_DEFAULT_MAX_TOKENS[role])),
             structured=structured,
             timeout=_float(pick(role, "timeout"), f"{role} timeout", 120.0),
+            context_tokens=int(_float(pick(role, "context_tokens"), f"{role} context_tokens",
+                                      DEFAULT_CONTEXT_TOKENS)),
         )
     return Settings(
         data_dir=data_dir,

@@ -161,21 +161,33 @@ def summarize_nap(records: list[dict]) -> dict:
     return out
 
 
-_LETTER = re.compile(r"\b([A-H])\b")
+_ALONE = re.compile(r"\(?([A-Ha-h])\)?[.:]?")
+_STATED = re.compile(r"\b(?:answer(?:\s+is)?|option|choice)\s*[:\-]?\s*\(?([A-H])\b(?![\w'])",
+                     re.IGNORECASE)
+_LEADING = re.compile(r"^(?:\(([A-Ha-h])\)|([A-Ha-h])[).:])(?:\s|$)")
 
 
-def parse_choice(reply: str, letters: list[str]) -> str | None:
-    """The option letter a reply names ("B", "B) …", "(c) …", "Answer: B", "… it is C"),
-    or None when it names none or several (invalid, counted wrong)."""
+def parse_choice(reply: str, letters: list[str],
+                 options: dict[str, str] | None = None) -> str | None:
+    """The option a reply names in an explicit answer form — a letter alone ("B", "(b)",
+    "B."), a stated answer ("Answer: B", "the answer is (C)", "option D"), a leading marked
+    letter ("B) the key", "(c) because") — or by the option's own text; None when it names
+    none or several (invalid, counted wrong). A sentence that merely starts with the word
+    "A" ("A lighthouse keeper…") names no option."""
     text = reply.strip().strip("*").strip()
-    m = re.search(r"answer\s*(?:is)?\s*[:\-]?\s*\(?([A-H])\b", text, re.IGNORECASE)
-    if m and m.group(1).upper() in letters:
-        return m.group(1).upper()
-    named = {x for x in _LETTER.findall(text) if x in letters}
-    lead = re.match(r"^\(?([A-Ha-h])\b[).:]?", text)
-    if lead and lead.group(1).upper() in letters and named <= {lead.group(1).upper()}:
-        return lead.group(1).upper()
-    return named.pop() if len(named) == 1 else None
+    found: set[str] = set()
+    if m := _ALONE.fullmatch(text):
+        found.add(m.group(1).upper())
+    else:
+        found |= {x.upper() for x in _STATED.findall(text)}
+        if not found and (m := _LEADING.match(text)):
+            found.add((m.group(1) or m.group(2)).upper())
+    if not found and options:
+        folded = " ".join(text.casefold().split())
+        found = {k for k, v in options.items()
+                 if len(v.strip()) > 2 and " ".join(v.casefold().strip(" .").split()) in folded}
+    found &= set(letters)
+    return found.pop() if len(found) == 1 else None
 
 
 def mcq_messages(*, story: str, character: str, grounding: str, scene: list[IndexedLine],
@@ -227,7 +239,7 @@ async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = Non
             mcq_messages(story=story.title, character=who, grounding=grounding.text, scene=scene,
                          question=q.question, options=q.options),
             purpose="mcq", temperature=0, max_tokens=8)
-        choice = parse_choice(reply.text, sorted(q.options))
+        choice = parse_choice(reply.text, sorted(q.options), q.options)
         record = {"qid": q.id, "after": q.after, "character": who, "answer": q.answer,
                   "choice": choice, "valid": choice is not None, "correct": choice == q.answer,
                   "reply": reply.text[:200], "grounding": grounding.text}

@@ -31,6 +31,7 @@ class GroundRequest:
     space: str = "story"
     budget: int = 3
     scene_id: int | None = None
+    scene_cast: list[str] = field(default_factory=list)  # who is in the scene being played
 
 
 @dataclass

@@ -38,6 +38,35 @@ from .structured import (  # noqa: F401 - re-exported for callers of bookmarks.l
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
 
+# Prompt sizes are estimated, not tokenized (a server's tokenizer is not at hand): English
+# prose runs ~4 characters a token; 3 leaves room for names, numbers and punctuation.
+CHARS_PER_TOKEN = 3
+MESSAGE_TOKENS = 8  # the chat template's own tokens per message
+REPLY_MARGIN = 32
+CUT_MARK = "\n[… {n} characters cut here to fit the model's context …]\n"
+
+
+def estimate_tokens(messages: list[dict[str, str]]) -> int:
+    """A conservative estimate of a prompt's size in tokens."""
+    return sum(len(m["content"]) // CHARS_PER_TOKEN + MESSAGE_TOKENS for m in messages)
+
+
+def fit_messages(messages: list[dict[str, str]], limit: int) -> list[dict[str, str]]:
+    """The messages, cut to at most `limit` estimated tokens: the longest message loses
+    the middle of its text (its beginning and its final instruction stay), visibly marked.
+    Prompt builders pack their content to a budget first; this is the last guard."""
+    over = estimate_tokens(messages) - limit
+    if over <= 0:
+        return messages
+    msgs = [dict(m) for m in messages]
+    longest = max(msgs, key=lambda m: len(m["content"]))
+    text = longest["content"]
+    drop = min(len(text), over * CHARS_PER_TOKEN + len(CUT_MARK) + 16)
+    keep = len(text) - drop
+    head, tail = text[: keep * 2 // 3], text[len(text) - keep // 3:] if keep // 3 else ""
+    longest["content"] = head + CUT_MARK.format(n=drop) + tail
+    return msgs
+
 
 class TransientModelError(ModelError):
     """A failure worth retrying: timeout, connection lost, HTTP 429 or 5xx."""
@@ -45,6 +74,14 @@ class TransientModelError(ModelError):
 
 class FormatRejectedError(ModelError):
     """The server refused the requested `response_format`."""
+
+
+class RequestRefusedError(ModelError):
+    """The server refused this request (HTTP 4xx): `status` says why."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -125,8 +162,8 @@ class OpenAIChatModel:
             if exc.status_code == 429 or exc.status_code >= 500:
                 raise TransientModelError(f"The model server answered HTTP {exc.status_code}: "
                                           f"{body}") from exc
-            raise ModelError(f"The model server refused the request (HTTP {exc.status_code}): "
-                             f"{body}") from exc
+            raise RequestRefusedError(f"The model server refused the request (HTTP "
+                                      f"{exc.status_code}): {body}", exc.status_code) from exc
         except (oa.APIError, ValueError) as exc:  # a malformed or unexpected response body
             raise TransientModelError(f"The model server at {self.base_url} sent a malformed "
                                       f"response ({type(exc).__name__}).") from exc
@@ -172,6 +209,8 @@ class OpenAIChatModel:
 
 
 # -- the role client ---------------------------------------------------------------------
+LENGTH_NOTE = ("Your previous reply to this was cut off at the length limit. Answer again, "
+               "much shorter: a few words per text field.")
 CallLogger = Callable[[dict], None]
 # The scene a chain of calls serves (set around a turn; inherited by concurrent tasks).
 scene_scope: contextvars.ContextVar[int | None] = contextvars.ContextVar("scene_scope",
@@ -258,12 +297,36 @@ class LLM:
             "bookmark_id": ctx.bookmark_id,
         })
 
+    def prompt_budget(self, max_tokens: int | None = None) -> int:
+        """Tokens a prompt may use so that it and a reply of `max_tokens` fit the context."""
+        reply = max_tokens or self.config.max_tokens
+        return max(256, self.config.context_tokens - reply - REPLY_MARGIN)
+
+    def prompt_chars(self, max_tokens: int | None = None, reserve: int = 1200) -> int:
+        """Characters of passages a prompt builder may pack (`reserve` for its own text)."""
+        return max(600, self.prompt_budget(max_tokens) * CHARS_PER_TOKEN - reserve)
+
     def _request(self, messages: list[dict[str, str]], temperature: float | None,
                  max_tokens: int | None, **kw: Any) -> ChatRequest:
+        reply = min(max_tokens or self.config.max_tokens, self.config.context_tokens // 2)
         return ChatRequest(
-            messages=messages,
+            messages=fit_messages(messages, self.prompt_budget(reply)),
             temperature=self.config.temperature if temperature is None else temperature,
-            max_tokens=max_tokens or self.config.max_tokens, **kw)
+            max_tokens=reply, **kw)
+
+    def _roomier(self, req: ChatRequest, note: str) -> ChatRequest:
+        """The same question after a reply was cut at max_tokens: never asked identically
+        (at temperature 0 it would be cut the same way) — twice the room where the context
+        allows, and a request for a shorter answer."""
+        msgs = [dict(m) for m in req.messages]
+        for m in reversed(msgs):
+            if m["role"] == "user":
+                m["content"] = f"{m['content']}\n\n{note}"
+                break
+        room = self.config.context_tokens - estimate_tokens(msgs) - REPLY_MARGIN
+        tokens = max(req.max_tokens, min(req.max_tokens * 2, room))
+        return replace(req, messages=fit_messages(msgs, self.config.context_tokens - tokens
+                                                  - REPLY_MARGIN), max_tokens=tokens)
 
     async def text(self, messages: list[dict[str, str]], *, purpose: str,
                    temperature: float | None = None, max_tokens: int | None = None,
@@ -280,7 +343,11 @@ class LLM:
             self._log(ctx, time.perf_counter(), cached=True)
             return Completion(text=hit, model=self.model.name)
         result = await self._call(req, ctx)
-        if use_cache and self.cache_put and result.text.strip():
+        if result.finish_reason == "length" and not on_text:
+            # cut at max_tokens: ask once more with room and for brevity; a reply still
+            # cut is returned as it is (callers trim it) and is never cached
+            result = await self._call(self._roomier(req, LENGTH_NOTE), ctx)
+        if use_cache and self.cache_put and result.text.strip() and result.finish_reason != "length":
             self.cache_put(key, self.model.name, result.text)
         return result
 
@@ -309,7 +376,9 @@ class LLM:
             except ValueError:
                 pass  # a stale or foreign entry: ask again
         problem = ""
-        for attempt in range(2):
+        attempts, allowed = 0, 2
+        while attempts < allowed:
+            attempts += 1
             result = await self._call_structured(req, schema, ctx)
             try:
                 value = parse_structured(result.text, schema)
@@ -317,13 +386,20 @@ class LLM:
                     check(value)
             except ValueError as exc:
                 problem = str(exc)
-                req = replace(req, messages=[*msgs, {"role": "assistant", "content": result.text[:4000]},
-                                             {"role": "user", "content":
-                                              f"That reply was not valid ({problem}). Reply again "
-                                              "with only the corrected JSON object."}])
-                if attempt == 0:
-                    continue
-                break
+                if result.finish_reason == "length":
+                    # cut off: a repair re-ask would be cut again; ask with room, briefly
+                    allowed = 3
+                    problem = f"the reply was cut off at {req.max_tokens} tokens ({problem})"
+                    req = self._roomier(req, LENGTH_NOTE)
+                else:
+                    req = replace(req, messages=[
+                        *req.messages[: len(msgs)],
+                        {"role": "assistant", "content": result.text[:4000]},
+                        {"role": "user", "content": f"That reply was not valid ({problem}). Reply "
+                                                    "again with only the corrected JSON object."}])
+                    req = replace(req, messages=fit_messages(
+                        req.messages, self.prompt_budget(req.max_tokens)))
+                continue
             if self.cache_put:
                 self.cache_put(key, self.model.name, result.text)
             return value

@@ -1,6 +1,8 @@
 """Match a proposed section to an existing bookmark, or decide it is new.
 
-Candidates are bookmarks of the same type and subject (never across types or subjects).
+Candidates are bookmarks of the same type about the same subject (never across types):
+subjects compare by their content words, so "the lamp" and "the lighthouse lamp" are
+candidates for each other, and the model decides.
 An identical title is reused outright; otherwise BM25 over titles recalls candidates,
 and the memory model is asked a one-word decision (reuse / new) only for candidates
 above a score threshold, at most `MAX_ASKS` per proposal. Decisions are remembered per
@@ -17,7 +19,7 @@ from pydantic import BaseModel
 from . import prompts
 from .llm import LLM
 from .memory import Bookmark
-from .textsearch import bm25_rank, overlap
+from .textsearch import bm25_rank, overlap, tokens
 
 MAX_ASKS = 2
 MIN_OVERLAP = 0.34  # share of content words in common before the model is asked
@@ -34,6 +36,15 @@ class MatchOutcome:
     decisions: list[dict]  # new (proposal, candidate) decisions to remember
 
 
+def same_subject(a: str, b: str) -> bool:
+    """The same entity, as far as words tell: equal content words, or one subject's words
+    all within the other's ("the lamp" / "the lighthouse lamp")."""
+    ta, tb = set(tokens(a)), set(tokens(b))
+    if not ta or not tb:
+        return a.strip().casefold() == b.strip().casefold()
+    return ta <= tb or tb <= ta
+
+
 def proposal_key(kind: str, subject: str, title: str) -> str:
     return f"{kind}|{subject.casefold()}|{' '.join(title.casefold().split())}"
 
@@ -41,10 +52,11 @@ def proposal_key(kind: str, subject: str, title: str) -> str:
 async def match(title: str, kind: str, subject: str, candidates: list[Bookmark], *,
                 llm: LLM, known: dict[tuple[str, int], str], story_id: int,
                 space: str) -> MatchOutcome:
-    same = [b for b in candidates if b.type == kind and b.subject.casefold() == subject.casefold()]
+    same = [b for b in candidates if b.type == kind and same_subject(b.subject, subject)]
     key = proposal_key(kind, subject, title)
     for b in same:
-        if " ".join(b.title.casefold().split()) == " ".join(title.casefold().split()):
+        if " ".join(b.title.casefold().split()) == " ".join(title.casefold().split()) \
+                and tokens(b.subject) == tokens(subject):
             return MatchOutcome(b, 0, [])
     ranked = bm25_rank(title, [b.title for b in same])
     plausible = [same[n] for n, _ in ranked if overlap(title, same[n].title) >= MIN_OVERLAP]

@@ -119,8 +119,10 @@ class ETAGrounder:
             title = f"{self.name.upper()} {spec.title.lower()} of {req.character}"
             bm = existing.get(title)
             if bm is None:
-                bm = new_bookmark(req.story_id, req.space, req.character, PROFILE, title)
-                writes.new_bookmarks.append(bm)
+                bm = new_bookmark(req.story_id, req.space, req.character, PROFILE, title,
+                                  self.store)
+                if bm.id is None:
+                    writes.new_bookmarks.append(bm)
                 events.append({"kind": "initialized", "bookmark": bm, "title": title,
                                "type": PROFILE, "subject": req.character, "p": 0})
             else:

@@ -29,7 +29,7 @@ from .recall import new_bookmark, visible_bookmarks
 from .store import Store
 from .story import Character
 from .sync import CostModel, SyncOptions, SyncResult, sync_behavioral, sync_concept, sync_state
-from .textsearch import bm25_rank
+from .textsearch import bm25_rank, mention_pattern
 
 
 class Section(BaseModel):
@@ -74,8 +74,7 @@ class BookmarksGrounder:
         opts = self.options
         p_new = req.position - 1
         cast = self.store.characters(req.story_id)
-        existing = visible_bookmarks(self.store, req.story_id, req.space, req.lineage, p_new,
-                                     include_unsynced=True)
+        existing = self._recall(req, p_new)
         meter = self.memory.metered()
         sections = await self._propose(req, existing, cast, meter)
         events: list[dict] = [{"kind": "proposed", "title": s.title, "type": s.type,
@@ -99,6 +98,9 @@ class BookmarksGrounder:
         return Grounding(method=self.name, text=text, pieces=kept, events=events, writes=writes,
                          usage=dict(meter.usage))
 
+    def _recall(self, req: GroundRequest, p_new: int) -> list[Bookmark]:
+        return visible_bookmarks(self.store, req.story_id, req.space, req.lineage, p_new)
+
     async def _propose(self, req: GroundRequest, existing: list[Bookmark], cast: list[Character],
                        llm: LLM) -> list[Section]:
         recent = sorted((b for b in existing if b.version_id), key=lambda b: (-b.p, b.id or 0))[:6]
@@ -109,8 +111,12 @@ class BookmarksGrounder:
                 raise ValueError("titles must be descriptive noun phrases with full names, "
                                  "without pronouns")
 
+        first = self.store.first_appearances(req.story_id)
+        present = {ln.character for ln in req.scene} | set(req.scene_cast) | {req.character}
+        limit = min(req.position - 1, req.lineage.cutoffs[req.lineage.trunk_id])
+        known = [c.name for c in cast if first.get(c.name, limit + 1) <= limit or c.name in present]
         proposals = await llm.structured(
-            prompts.propose(title=req.story_title, cast=[c.name for c in cast],
+            prompts.propose(title=req.story_title, cast=known,
                             character=req.character, scene=req.scene, recent=recent_titles,
                             budget=self.options.budget),
             Proposals, purpose="propose", scene_id=req.scene_id, max_tokens=90 * self.options.budget,
@@ -141,9 +147,9 @@ class BookmarksGrounder:
                 events.append({"kind": "collapsed", "bookmark": bm, "title": s.title,
                                "into": bm.title})
                 continue
-            if bm is None or bm.version_id is None:  # new, or known here only by its title
-                if bm is None:
-                    bm = new_bookmark(req.story_id, req.space, s.subject, s.type, s.title)
+            if bm is None:
+                bm = new_bookmark(req.story_id, req.space, s.subject, s.type, s.title, self.store)
+                if bm.id is None:
                     writes.new_bookmarks.append(bm)
                 events.append({"kind": "initialized", "bookmark": bm, "title": bm.title,
                                "type": s.type, "subject": s.subject, "p": 0})
@@ -167,8 +173,9 @@ class BookmarksGrounder:
             if bm.type == "state":
                 return await sync_state(bm, suffix, block=self.options.sync.state_block, **kw)
             before = req.lineage.count_by(self.store, keys, p_new) if suffix else 0
+            preceding = req.lineage.lines(self.store, max(1, bm.p - 1), bm.p) if suffix else []
             return await sync_behavioral(bm, suffix, subject_keys={k.casefold() for k in keys},
-                                         subject_actions_before=before,
+                                         subject_actions_before=before, preceding=preceding,
                                          options=self.options.sync, **kw)
 
     def _record(self, req: GroundRequest, bm: Bookmark, res: SyncResult, events: list[dict],
@@ -205,6 +212,17 @@ class BookmarksGrounder:
         return Piece(label=label, text=text, evidence=evidence, bookmark=bm)
 
 
+class NoReuseGrounder(BookmarksGrounder):
+    """The paper's "without reuse" ablation: every prediction starts from an empty memory
+    (nothing is recalled, every section is synchronized from p = 0), all else equal. Its
+    measured cost is what reuse saves; compare it with the counterfactual estimates."""
+
+    name = "bookmarks-noreuse"
+
+    def _recall(self, req: GroundRequest, p_new: int) -> list[Bookmark]:
+        return []
+
+
 def _behavioral_view(content: BehavioralContent, subject: str, req: GroundRequest,
                      top: int) -> tuple[str, list[int]]:
     examples = content.examples
@@ -219,11 +237,14 @@ def _behavioral_view(content: BehavioralContent, subject: str, req: GroundReques
 
 
 def _canonical(subject: str, cast: list[Character], character: str, kind: str) -> str:
-    folded = subject.strip().casefold()
+    folded = " ".join(subject.casefold().split())
     if not folded:
         return character
-    for c in cast:
-        if folded in {k.casefold() for k in c.keys()}:
+    bare = folded.removesuffix("'s").removesuffix("’s")
+    bare = bare.split(" ", 1)[1] if bare.split(" ", 1)[0] in ("the", "a", "an") and " " in bare \
+        else bare
+    for c in cast:  # a name or alias of the cast, with or without an article or 's
+        if {folded, bare} & {k.casefold() for k in c.keys()}:
             return c.name
     if kind == "behavioral":
         return character  # behavioral sections are about a character
@@ -238,5 +259,8 @@ def _keys(subject: str, cast: list[Character]) -> list[str]:
 
 
 def _concerns(bm: Bookmark, character: str, cast: list[Character]) -> bool:
-    keys = {k.casefold() for k in _keys(character, cast)}
-    return bm.subject.casefold() in keys or any(k in bm.title.casefold() for k in keys)
+    """Is the bookmark about this character (its subject, or a whole-word name in its title)?"""
+    keys = _keys(character, cast)
+    pattern = mention_pattern(keys)
+    return bm.subject.casefold() in {k.casefold() for k in keys} or bool(
+        pattern and pattern.search(bm.title))

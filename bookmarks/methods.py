@@ -6,11 +6,11 @@ from .errors import BookmarksError
 from .grounding import Grounder
 from .llm import LLM
 from .method_baselines import ETA3Grounder, ETAGrounder, RICLGrounder, VanillaGrounder
-from .method_bookmarks import BookmarksGrounder, BookmarksOptions
+from .method_bookmarks import BookmarksGrounder, BookmarksOptions, NoReuseGrounder
 from .store import Store
 
 METHODS = {"bookmarks": "Bookmarks", "vanilla": "Vanilla", "ricl": "RICL", "eta": "ETA",
-           "eta3": "3-way ETA"}
+           "eta3": "3-way ETA", "bookmarks-noreuse": "Bookmarks without reuse (ablation)"}
 
 
 class UnknownMethodError(BookmarksError, KeyError):
@@ -22,10 +22,11 @@ def make_grounder(name: str, store: Store, memory: LLM, *, budget: int = 3,
                   options: BookmarksOptions | None = None, capacity: int | None = None) -> Grounder:
     """`capacity`: ETA's profile size in tokens (3-way ETA: per section)."""
     key = name.strip().lower().replace("-", "").replace(" ", "").replace("3wayeta", "eta3")
-    if key == "bookmarks":
+    if key in ("bookmarks", "bookmarksnoreuse"):
         opts = options or BookmarksOptions()
         opts.budget = budget
-        return BookmarksGrounder(store, memory, opts)
+        cls = BookmarksGrounder if key == "bookmarks" else NoReuseGrounder
+        return cls(store, memory, opts)
     classes = {"vanilla": VanillaGrounder, "ricl": RICLGrounder, "eta": ETAGrounder,
                "eta3": ETA3Grounder}
     if key not in classes:

@@ -55,6 +55,7 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
                     space: str = "story", window: int = 10, state_block: int = 64,
                     scene_id: int | None = None, capacity: int | None = None,
                     extra_scene: list[IndexedLine] | None = None,
+                    scene_cast: list[str] | None = None,
                     ) -> tuple[Grounding, list[IndexedLine]]:
     """Ground the prediction of action `position` by `character` on a lineage.
     `extra_scene` lines (e.g. a question) are shown to the grounder after the scene."""
@@ -66,7 +67,8 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
     req = GroundRequest(story_id=story_id, story_title=story.title, lineage=lineage,
                         position=position, character=character,
                         scene=scene + list(extra_scene or []), cast=cast,
-                        space=space, budget=budget, scene_id=scene_id)
+                        space=space, budget=budget, scene_id=scene_id,
+                        scene_cast=list(scene_cast or []))
     return await grounder.ground(req), scene
 
 
@@ -85,7 +87,7 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
                                        lineage=lineage, position=position, character=name,
                                        method=method, budget=budget, window=window,
                                        state_block=state_block,
-                                       scene_id=scene_id)
+                                       scene_id=scene_id, scene_cast=scene.cast)
     others = [c.name for c in store.characters(scene.story_id) if c.name != name]
     result = await act(llms["actor"], story_title=story.title, character=name,
                        scene=[Line(x.character, x.text) for x in lines],

@@ -19,12 +19,38 @@ MEMORY_SYSTEM = (
 )
 
 
+MAX_ACTION_CHARS = 1200  # one action as any prompt shows it; longer ones are cut, marked
+
+
+def clip(text: str, limit: int = MAX_ACTION_CHARS) -> str:
+    """`text`, or its first `limit` characters with a visible mark of what was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()} […{len(text) - limit} more characters cut]"
+
+
+def line_text(ln: IndexedLine, limit: int = MAX_ACTION_CHARS) -> str:
+    text = clip(ln.text, limit)
+    return f"[{ln.index}] ({text})" if ln.character == NARRATION else f"[{ln.index}] {ln.character}: {text}"
+
+
 def lines_block(lines: Sequence[IndexedLine]) -> str:
-    return "\n".join(
-        f"[{ln.index}] ({ln.text})" if ln.character == NARRATION
-        else f"[{ln.index}] {ln.character}: {ln.text}"
-        for ln in lines
-    )
+    return "\n".join(line_text(ln) for ln in lines)
+
+
+def pack(lines: Sequence[IndexedLine], chars: int, *, newest: bool = True) -> list[IndexedLine]:
+    """The longest run of `lines` whose block fits in `chars` characters: the newest lines
+    (for a scene) or, with `newest=False`, the oldest (for a block read in story order).
+    Always at least one line (a single line is clipped by `lines_block`)."""
+    order = reversed(lines) if newest else iter(lines)
+    kept: list[IndexedLine] = []
+    used = 0
+    for ln in order:
+        used += len(line_text(ln)) + 1
+        if kept and used > chars:
+            break
+        kept.append(ln)
+    return kept[::-1] if newest else kept
 
 
 def propose(*, title: str, cast: Sequence[str], character: str, scene: Sequence[IndexedLine],
@@ -84,6 +110,19 @@ def state(*, story: str, title: str, subject: str, node: str, node_range: str,
         "rewritten state);\n"
         '- "append": the state changed (give the new state, mentioning what changed).\n'
         "Reply with the decision and the state text (at most 60 words; empty if unchanged)."
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def first_state(*, story: str, title: str, subject: str,
+                block: Sequence[IndexedLine]) -> list[dict[str, str]]:
+    user = (
+        f'Story: "{story}". Section: "{title}" - the evolving state of {subject}.\n'
+        "Nothing is recorded for this section yet.\n\n"
+        f"Actions:\n{lines_block(block)}\n\n"
+        f"Describe the state of {subject} for this section as these actions leave it, in at "
+        "most 60 words. If they say nothing about it, say briefly what is known so far (for "
+        f"example that {subject} has not appeared yet)."
     )
     return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
 

@@ -8,14 +8,13 @@ from .store import Store
 
 
 def visible_bookmarks(store: Store, story_id: int, space: str, lineage: Lineage,
-                      max_p: int, types: tuple[str, ...] | None = None,
-                      include_unsynced: bool = False) -> list[Bookmark]:
+                      max_p: int, types: tuple[str, ...] | None = None) -> list[Bookmark]:
     """Bookmarks with a version visible on this lineage at p ≤ max_p (latest one each).
 
     Among versions, the highest p wins; at equal p the branch nearest this one, then the
-    newest row (a user's edit at the same point). With `include_unsynced`, bookmarks that
-    have no visible version here (made on another branch, or later in the story) come too,
-    empty at p = 0, so a section keeps one identity across branches."""
+    newest row (a user's edit at the same point). Bookmarks without such a version (made
+    later in the story, or on another branch) are not returned: not even their titles may
+    reach a prompt here."""
     rows = [r for r in store.bookmarks(story_id, space) if types is None or r["type"] in types]
     if not rows:
         return []
@@ -32,11 +31,6 @@ def visible_bookmarks(store: Store, story_id: int, space: str, lineage: Lineage,
     for r in rows:
         v = best.get(r["id"])
         if v is None:
-            if include_unsynced:
-                out.append(Bookmark(id=r["id"], story_id=story_id, space=space,
-                                    subject=r["subject"], type=r["type"], title=r["title"],
-                                    pinned=bool(r["pinned"]), p=0,
-                                    content=empty_content(r["type"])))
             continue
         out.append(Bookmark(id=r["id"], story_id=story_id, space=space, subject=r["subject"],
                             type=r["type"], title=r["title"], pinned=bool(r["pinned"]),
@@ -45,6 +39,16 @@ def visible_bookmarks(store: Store, story_id: int, space: str, lineage: Lineage,
     return out
 
 
-def new_bookmark(story_id: int, space: str, subject: str, kind: str, title: str) -> Bookmark:
-    return Bookmark(id=None, story_id=story_id, space=space, subject=subject, type=kind,
-                    title=title, p=0, content=empty_content(kind))
+def new_bookmark(story_id: int, space: str, subject: str, kind: str, title: str,
+                 store: Store | None = None) -> Bookmark:
+    """A bookmark to initialize, empty at p = 0. With `store`, a bookmark of the same
+    identity (type, subject, title) that exists but is not visible here (made later in the
+    story or on another branch) lends its id, so a section keeps one identity everywhere;
+    nothing of its content is used."""
+    bm = Bookmark(id=None, story_id=story_id, space=space, subject=subject, type=kind,
+                  title=title, p=0, content=empty_content(kind))
+    if store is not None:
+        key = (kind, subject.casefold(), title.casefold())
+        bm.id = next((r["id"] for r in store.bookmarks(story_id, space)
+                      if (r["type"], r["subject"].casefold(), r["title"].casefold()) == key), None)
+    return bm

@@ -2,7 +2,9 @@
 
 `ScriptedFakeModel` implements the `ChatModel` protocol from a queue of scripted replies
 (strings, exceptions to raise, or functions of the request), records every request it
-receives, and reports fake token usage (about four characters a token).
+receives, and reports fake token usage (about four characters a token). With
+`enforce_max_tokens`, a reply longer than the request's `max_tokens` is cut there and
+reported with `finish_reason="length"`, as a real server does.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from .llm import ChatRequest, Completion
 
 Reply = str | BaseException | Callable[[ChatRequest], str]
+CUT_FINISH = "length"
 
 
 def fake_tokens(text: str) -> int:
@@ -25,7 +28,7 @@ class ScriptedFakeModel:
 
     def __init__(self, replies: list[Reply] | None = None, *, name: str = "scripted-fake",
                  default: Reply | None = None, delay: float = 0.0,
-                 structured_mode: str = "json_schema"):
+                 structured_mode: str = "json_schema", enforce_max_tokens: bool = False):
         self.name = name
         self.base_url = "fake://scripted"
         self.structured_mode = structured_mode
@@ -33,6 +36,7 @@ class ScriptedFakeModel:
         self.delay = delay
         self.queue: deque[Reply] = deque(replies or [])
         self.history: list[ChatRequest] = []
+        self.enforce_max_tokens = enforce_max_tokens
 
     def enqueue(self, *replies: Reply) -> ScriptedFakeModel:
         self.queue.extend(replies)
@@ -58,12 +62,15 @@ class ScriptedFakeModel:
         if isinstance(reply, BaseException):
             raise reply
         text = reply(request) if callable(reply) else reply
+        finish = "stop"
+        if self.enforce_max_tokens and fake_tokens(text) > request.max_tokens:
+            text, finish = text[: request.max_tokens * 4], CUT_FINISH
         if request.on_text is not None and text:  # "stream" it in two pieces
             request.on_text(text[: len(text) // 2])
             request.on_text(text)
         prompt = sum(fake_tokens(m["content"]) for m in request.messages)
         return Completion(text=text, prompt_tokens=prompt, completion_tokens=fake_tokens(text),
-                          model=self.name, finish_reason="stop")
+                          model=self.name, finish_reason=finish)
 
 
 class ScriptedMemory:
@@ -89,6 +96,7 @@ class ScriptedMemory:
         for needle, kind in (("Propose at most", "propose"), ('Answer "reuse" or "new"', "match"),
                              ("Write the updated description", "concept"),
                              ("Decide how the state changes", "state"),
+                             ("Nothing is recorded for this section yet", "first_state"),
                              ("Which candidates are good examples", "behavioral"),
                              ("Summarize what these actions show", "eta_extract"),
                              ("Write the updated profile", "eta_aggregate"),
@@ -114,6 +122,8 @@ class ScriptedMemory:
             return f"Description, update {n}."
         if kind == "state":
             return json.dumps({"decision": self.state, "text": f"State after update {n}."})
+        if kind == "first_state":
+            return json.dumps({"text": f"State after update {n}."})
         if kind == "behavioral":
             return json.dumps({"keep": self.keep})
         if kind == "eta_extract":

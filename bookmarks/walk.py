@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .actor import Line, act
 from .errors import BookmarksError, ModelError, NotFoundError
@@ -15,7 +15,7 @@ from .llm import LLM
 from .memory import resolve_refs
 from .play import ground_at
 from .store import Store
-from .story import Action
+from .story import NARRATION, Action
 
 
 @dataclass
@@ -69,10 +69,23 @@ def spread(items: list, n: int) -> list:
 async def walk(store: Store, llms: dict[str, LLM], story_id: int, *, method: str,
                characters: list[str] | None = None, points: int = 10, budget: int = 3,
                predict: bool = True, on_point: Callable[[dict], None] | None = None,
-               at: list[Action] | None = None) -> WalkSummary:
-    """`at`: walk exactly these actions instead of N spread over the eligible ones."""
+               at: list[int] | None = None, use_cache: bool = True) -> WalkSummary:
+    """`at`: walk exactly the actions at these story points instead of N spread over the
+    eligible ones. `use_cache=False` asks the models every time (cost figures then count
+    every call at its real cost, as an efficiency comparison needs)."""
     story = store.story(story_id)
-    chosen = at or spread(eligible_points(store, story_id, characters), points)
+    if at:
+        by_index = {a.index: a for a in store.actions(story_id)}
+        missing = [i for i in at if i not in by_index or by_index[i].character == NARRATION]
+        if missing:
+            raise BookmarksError(f"No character's action at story point(s) "
+                                 f"{', '.join(map(str, missing))} (the story has "
+                                 f"{story.n_actions} actions; narration cannot be predicted).")
+        chosen = [by_index[i] for i in sorted(set(at))]
+    else:
+        chosen = spread(eligible_points(store, story_id, characters), points)
+    if not use_cache:
+        llms = {role: replace(llm, cache_get=None, cache_put=None) for role, llm in llms.items()}
     if not chosen:
         raise BookmarksError("No eligible story points: choose other characters or a longer story.")
     space = f"walk-{method}-{uuid.uuid4().hex[:8]}"
@@ -126,7 +139,8 @@ def _record(action: Action, events: list[dict], usage: dict, prediction: str | N
         "syncs": [{"title": e["title"], "p_old": e["p_old"], "p_new": e["p_new"],
                    "actions_read": e["actions_read"], "calls": e["calls"],
                    "tokens": e["prompt_tokens"] + e["completion_tokens"],
-                   "actions_read_wo": e["actions_read_wo"], "tokens_wo": round(e["tokens_wo"])}
+                   "actions_read_wo": e["actions_read_wo"], "calls_wo": e["calls_wo"],
+                   "tokens_wo": round(e["tokens_wo"])}
                   for e in syncs],
         "memory_calls": usage.get("calls", 0),
         "memory_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
@@ -146,6 +160,7 @@ def _accumulate(summary: WalkSummary, record: dict) -> None:
         summary.tokens += s["tokens"]
         summary.tokens_without_reuse += s["tokens_wo"]
         summary.sync_calls += s["calls"]
+        summary.sync_calls_without_reuse += s["calls_wo"]
 
 
 def format_record(r: dict) -> str:

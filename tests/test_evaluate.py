@@ -56,11 +56,17 @@ def test_best_of_k():
 
 @pytest.mark.parametrize("reply,choice", [
     ("B", "B"), ("B) The key", "B"), ("(c) because", "C"), ("Answer: D", "D"),
-    ("The answer is A.", "A"), ("I think it is C", "C"), ("E", None), ("A or B", None),
-    ("", None), ("Maybe", None),
+    ("The answer is A.", "A"), ("b.", "B"), ("(C)", "C"), ("Option B", "B"),
+    ("E", None), ("A or B", None), ("", None), ("Maybe", None),
+    ("A lighthouse keeper would know the tide.", None),  # the word "A" is no answer
+    ("I think it is C", None),  # no explicit form
+    ("It was on the brass hook by the door.", "C"),  # the option's own text
+    ("The brass hook by the door, or the pier", None),  # names two options
 ])
 def test_parse_choice(reply, choice):
-    assert parse_choice(reply, ["A", "B", "C", "D"]) == choice
+    options = {"A": "The pier", "B": "In the lamp room", "C": "the brass hook by the door",
+               "D": "Nowhere"}
+    assert parse_choice(reply, ["A", "B", "C", "D"], options) == choice
 
 
 def test_nap_run_records_and_best_of_k(store):

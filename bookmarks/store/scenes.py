@@ -102,14 +102,17 @@ class ScenesStore(StoreBase):
         return self._rows("SELECT * FROM branches WHERE parent_id = ?", [branch_id])
 
     def delete_turn(self, turn_id: int) -> None:
-        """Remove the last turn of its branch (its events go too; memory versions stay,
-        as they only cover the storyline before it)."""
+        """Remove the last turn of its branch (undo, regenerate). Its events go too, and so
+        does every memory version on this branch that read it (sync point p ≥ its index):
+        the next turn synchronizes again from the last checkpoint before it."""
         turn = self.turn(turn_id)
         if self.last_turn_index(turn.branch_id) != turn.idx:
             raise ValueError("Only the last turn of a scene can be removed.")
         if any(b["fork_point"] >= turn.idx for b in self.child_forks(turn.branch_id)):
             raise ValueError("This turn has forks that continue from it; undo in a fork instead.")
         with self.transaction() as db:
+            db.execute("DELETE FROM bookmark_versions WHERE branch_id = ? AND p >= ?",
+                       [turn.branch_id, turn.idx])
             db.execute("UPDATE bookmark_versions SET turn_id = NULL WHERE turn_id = ?", [turn_id])
             db.execute("UPDATE sync_costs SET turn_id = NULL WHERE turn_id = ?", [turn_id])
             db.execute("DELETE FROM turn_events WHERE turn_id = ?", [turn_id])

@@ -70,6 +70,12 @@ class StoriesStore(StoreBase):
                                 [story_id])
         ]
 
+    def first_appearances(self, story_id: int) -> dict[str, int]:
+        """Each character's first action on the story's storyline (index)."""
+        return {r["character"]: r["first"] for r in self._rows(
+            "SELECT character, MIN(idx) AS first FROM actions WHERE story_id = ? GROUP BY character",
+            [story_id])}
+
     def action_counts(self, story_id: int) -> dict[str, int]:
         return {
             r["character"]: r["n"]
