@@ -7,7 +7,7 @@ pydantic models below. Rendering a view is a pure function of the content.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -75,8 +75,12 @@ class Bookmark:
     title: str
     pinned: bool = False
     p: int = 0  # sync point of the visible version (0 = never synchronized)
-    content: BaseModel = field(default_factory=BaseModel)
+    content: BaseModel | None = None  # None: the type's empty content
     version_id: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.content is None:
+            self.content = empty_content(self.type)
 
     @property
     def key(self) -> str:

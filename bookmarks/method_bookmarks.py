@@ -196,7 +196,8 @@ class BookmarksGrounder:
                        "calls": res.calls, "prompt_tokens": res.prompt_tokens,
                        "completion_tokens": res.completion_tokens,
                        "actions_read_wo": res.actions_read_wo, "calls_wo": res.calls_wo,
-                       "tokens_wo": res.prompt_tokens_wo + res.completion_tokens_wo})
+                       "tokens_wo": res.prompt_tokens_wo + res.completion_tokens_wo,
+                       "stalled": res.stalled[:300]})
         events.extend({**e, "bookmark": bm, "title": bm.title} for e in res.events)
         bm.content, bm.p = res.content, res.p_new
 

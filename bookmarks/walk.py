@@ -140,7 +140,7 @@ def _record(action: Action, events: list[dict], usage: dict, prediction: str | N
                    "actions_read": e["actions_read"], "calls": e["calls"],
                    "tokens": e["prompt_tokens"] + e["completion_tokens"],
                    "actions_read_wo": e["actions_read_wo"], "calls_wo": e["calls_wo"],
-                   "tokens_wo": round(e["tokens_wo"])}
+                   "tokens_wo": round(e["tokens_wo"]), "stalled": e.get("stalled", "")}
                   for e in syncs],
         "memory_calls": usage.get("calls", 0),
         "memory_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
