@@ -35,8 +35,9 @@ class RoleConfig:
     max_tokens: int = 400
     structured: str = "auto"
     timeout: float = 120.0
-    # the model's context window (prompt + reply), in tokens: every request is fitted to it
-    context_tokens: int = 8192
+    # the model's context window (prompt + reply), in tokens: every request is fitted to it.
+    # None: ask the server (vLLM, llama.cpp and others report it), else DEFAULT_CONTEXT_TOKENS
+    context_tokens: int | None = None
 
     @property
     def embedded(self) -> bool:
@@ -102,6 +103,15 @@ def _float(value: object, name: str, default: float) -> float:
         raise ConfigError(f"{name} must be a number, not {value!r}.") from None
 
 
+def _context(value: object, role: str) -> int | None:
+    if value in (None, ""):
+        return None
+    tokens = int(_float(value, f"{role} context_tokens", DEFAULT_CONTEXT_TOKENS))
+    if tokens < 1024:
+        raise ConfigError(f"{role} context_tokens must be at least 1024, not {tokens}.")
+    return tokens
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     data_dir = Path(env.get("BOOKMARKS_DATA_DIR") or Path.home() / ".local/share/bookmarks")
@@ -140,8 +150,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
                                   ROLE_DEFAULT_MAX_TOKENS[role])),
             structured=structured,
             timeout=_float(pick(role, "timeout"), f"{role} timeout", 120.0),
-            context_tokens=int(_float(pick(role, "context_tokens"), f"{role} context_tokens",
-                                      DEFAULT_CONTEXT_TOKENS)),
+            context_tokens=_context(pick(role, "context_tokens"), role),
         )
     return Settings(
         data_dir=data_dir,

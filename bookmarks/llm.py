@@ -24,7 +24,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from .config import RoleConfig
+from .config import DEFAULT_CONTEXT_TOKENS, RoleConfig
 from .errors import ModelError, StructuredOutputError
 from .structured import (  # noqa: F401 - re-exported for callers of bookmarks.llm
     extract_json,
@@ -136,6 +136,28 @@ class OpenAIChatModel:
         if client is None:
             client = self._clients[loop] = self._openai.AsyncOpenAI(**self._client_args)
         return client
+
+    async def context_window(self) -> int | None:
+        """The context length the server reports for this model, if it does: vLLM's
+        `max_model_len` and the `context_length` of other servers in `/v1/models`,
+        llama.cpp's `n_ctx` in `/props`. None when it says nothing (or cannot be asked)."""
+        try:
+            page = await self._client_for_loop().models.list()
+            for m in page.data:
+                if getattr(m, "id", None) not in (self.name, None) and len(page.data) > 1:
+                    continue
+                extra = {**(getattr(m, "model_extra", None) or {})}
+                meta = extra.get("meta") or {}
+                for value in (extra.get("max_model_len"), extra.get("context_length"),
+                              extra.get("context_window"), meta.get("n_ctx")):
+                    if isinstance(value, int) and value > 0:
+                        return value
+            root = self.base_url.rstrip("/").removesuffix("/v1")
+            props = await self._client_for_loop().get(f"{root}/props", cast_to=dict)
+            n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx") or props.get("n_ctx")
+            return n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None
+        except Exception:  # noqa: BLE001 - discovery is best effort; the default applies
+            return None
 
     async def chat(self, request: ChatRequest) -> Completion:
         oa = self._openai
@@ -297,10 +319,28 @@ class LLM:
             "bookmark_id": ctx.bookmark_id,
         })
 
+    @property
+    def context_tokens(self) -> int:
+        """The role's context window: configured, else as the server reported it (see
+        `discover_context`), else DEFAULT_CONTEXT_TOKENS."""
+        return (self.config.context_tokens or getattr(self.model, "discovered_context", None)
+                or DEFAULT_CONTEXT_TOKENS)
+
+    async def discover_context(self) -> None:
+        """Ask the server its context length once per model (when none is configured)."""
+        if self.config.context_tokens or hasattr(self.model, "discovered_context"):
+            return
+        ask = getattr(self.model, "context_window", None)
+        found = await ask() if ask else None
+        try:
+            self.model.discovered_context = found  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+
     def prompt_budget(self, max_tokens: int | None = None) -> int:
         """Tokens a prompt may use so that it and a reply of `max_tokens` fit the context."""
         reply = max_tokens or self.config.max_tokens
-        return max(256, self.config.context_tokens - reply - REPLY_MARGIN)
+        return max(256, self.context_tokens - reply - REPLY_MARGIN)
 
     def prompt_chars(self, max_tokens: int | None = None, reserve: int = 1200) -> int:
         """Characters of passages a prompt builder may pack (`reserve` for its own text)."""
@@ -308,7 +348,7 @@ class LLM:
 
     def _request(self, messages: list[dict[str, str]], temperature: float | None,
                  max_tokens: int | None, **kw: Any) -> ChatRequest:
-        reply = min(max_tokens or self.config.max_tokens, self.config.context_tokens // 2)
+        reply = min(max_tokens or self.config.max_tokens, self.context_tokens // 2)
         return ChatRequest(
             messages=fit_messages(messages, self.prompt_budget(reply)),
             temperature=self.config.temperature if temperature is None else temperature,
@@ -323,9 +363,9 @@ class LLM:
             if m["role"] == "user":
                 m["content"] = f"{m['content']}\n\n{note}"
                 break
-        room = self.config.context_tokens - estimate_tokens(msgs) - REPLY_MARGIN
+        room = self.context_tokens - estimate_tokens(msgs) - REPLY_MARGIN
         tokens = max(req.max_tokens, min(req.max_tokens * 2, room))
-        return replace(req, messages=fit_messages(msgs, self.config.context_tokens - tokens
+        return replace(req, messages=fit_messages(msgs, self.context_tokens - tokens
                                                   - REPLY_MARGIN), max_tokens=tokens)
 
     async def text(self, messages: list[dict[str, str]], *, purpose: str,
@@ -335,6 +375,7 @@ class LLM:
                    on_text: Callable[[str], None] | None = None) -> Completion:
         """A free-text reply (cached only when deterministic or `cache=True`); streamed
         to `on_text` (the text so far) when given."""
+        await self.discover_context()
         req = self._request(messages, temperature, max_tokens, stop=stop, on_text=on_text)
         ctx = CallContext(purpose, scene_id, bookmark_id)
         use_cache = (req.temperature <= 0) if cache is None else cache
@@ -361,6 +402,7 @@ class LLM:
         Invalid replies get one repair re-ask; a reply that is still invalid raises
         StructuredOutputError. Only validated replies are cached."""
         ctx = CallContext(purpose, scene_id, bookmark_id)
+        await self.discover_context()
         msgs = with_schema_hint(messages, schema)
         mode = self._mode()
         req = self._request(msgs, temperature, max_tokens,

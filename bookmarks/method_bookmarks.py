@@ -72,6 +72,7 @@ class BookmarksGrounder:
 
     async def ground(self, req: GroundRequest) -> Grounding:
         opts = self.options
+        await self.memory.discover_context()  # prompts are packed to the model's window
         p_new = req.position - 1
         cast = self.store.characters(req.story_id)
         existing = self._recall(req, p_new)

@@ -27,7 +27,9 @@ def completion(body: dict, text: str, finish: str = "stop") -> dict:
                       "total_tokens": prompt + fake_tokens(text)}}
 
 
-def make_handler(responder, streams: bool = True):
+def make_handler(responder, streams: bool = True, context: int | None = None):
+    """`context`: report this `max_model_len` (as vLLM does) and refuse, with HTTP 400, a
+    request whose prompt and max_tokens exceed it (about four characters a token)."""
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):  # keep test output clean
             pass
@@ -41,7 +43,10 @@ def make_handler(responder, streams: bool = True):
             self.wfile.write(data)
 
         def do_GET(self):  # noqa: N802
-            self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            model = {"id": "scripted", "object": "model"}
+            if context:
+                model["max_model_len"] = context
+            self._send(200, {"object": "list", "data": [model]})
 
         def do_POST(self):  # noqa: N802
             length = int(self.headers.get("Content-Length", 0))
@@ -49,6 +54,11 @@ def make_handler(responder, streams: bool = True):
             req = ChatRequest(messages=body["messages"], temperature=body.get("temperature", 0),
                               max_tokens=body.get("max_tokens", 100),
                               response_format=body.get("response_format"))
+            size = sum(len(m["content"]) // 4 + 4 for m in req.messages) + req.max_tokens
+            if context and size > context:
+                return self._send(400, {"error": {"message": f"This model's maximum context "
+                                                  f"length is {context} tokens; you requested "
+                                                  f"{size}.", "type": "invalid_request_error"}})
             text = responder(req)
             if body.get("stream") and streams:
                 return self._stream(body, text)
@@ -75,11 +85,11 @@ def make_handler(responder, streams: bool = True):
 
 
 @contextmanager
-def scripted_server(responder=None, streams: bool = True):
+def scripted_server(responder=None, streams: bool = True, context: int | None = None):
     responder = responder or ScriptedMemory(sections=[
         {"title": "Harbour gate", "type": "concept", "subject": "harbour gate"},
         {"title": "Ada's plans", "type": "state", "subject": "Ada"}])
-    with serving(make_handler(responder, streams)) as url:
+    with serving(make_handler(responder, streams, context)) as url:
         yield url
 
 

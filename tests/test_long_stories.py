@@ -306,3 +306,42 @@ def test_no_reuse_ablation_is_measured_next_to_the_estimate(store):
                                                                       reuse.tokens_without_reuse)
     assert 0.6 <= fresh.sync_calls / reuse.sync_calls_without_reuse <= 1.5
     assert fresh.tokens > 2 * reuse.tokens
+
+
+def test_the_panel_says_how_far_a_stalled_sync_got(store):
+    from bookmarks.panel import turn_activity
+    from ui.panel import activity_html
+
+    sid = store.add_story(generated_story(300))
+    script = ScriptedMemory(sections=[ADA_STATE])
+
+    def reply(request):  # the block holding action 129 can never be read
+        if script.kind(request) == "state" and "[129]" in request.messages[-1]["content"]:
+            return '{"decision": "append", "text": "' + "x" * 5000
+        return script(request)
+
+    fake = ScriptedFakeModel(default=reply, enforce_max_tokens=True)
+    llms = {"memory": make_llm(fake, store), "actor": make_llm(fake, store, role="actor")}
+    scene = store.create_scene(sid, start_point=200, cast=["Ada", "Ben"], method="bookmarks")
+    turn = run_sync(generate_turn(store, llms, scene.id, "Ada"))  # the actor still answers
+    html = activity_html(turn_activity(store, turn.id))
+    assert "synchronized to p 128, 72 actions behind" in html
+
+
+def test_context_reported_by_the_server_is_used_over_real_http(store):
+    """A vLLM-like server reports max_model_len 2,048 and answers HTTP 400 past it."""
+    from bookmarks.llm import OpenAIChatModel
+
+    from .fake_server import scripted_server
+
+    sid = store.add_story(worst_case_story(3_000))
+    script = ScriptedMemory(sections=[ADA_CONCEPT, ADA_STATE, ADA_HABITS])
+    with scripted_server(script, context=2048) as url:
+        model = OpenAIChatModel(model="scripted", base_url=url, api_key="k")
+        llm = LLM(model=model, config=RoleConfig(role="memory"), log=store.log_call,
+                  sleep=_no_sleep)
+        g = ground(store, llm, sid, 2_990, commit=False)
+    assert llm.context_tokens == 2048
+    assert len(kinds(g, "synchronized")) == 3 and not kinds(g, "sync_stalled")
+    failed = store.db.execute("SELECT COUNT(*) FROM llm_calls WHERE ok = 0").fetchone()[0]
+    assert failed == 0

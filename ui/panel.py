@@ -42,7 +42,8 @@ def activity_html(act: dict | None, turn_label: str = "") -> str:
                 f"<li>{esc(s['title'])}: p {s['p_old']} → {s['p_new']}, read {s['actions_read']} "
                 f"actions (without reuse {s['actions_read_wo']}), {s['calls']} calls, "
                 f"{s['prompt_tokens'] + s['completion_tokens']} tokens "
-                f"(without reuse ≈{round(s['tokens_wo'])})</li>")
+                f"(without reuse ≈{round(s['tokens_wo'])}){_stall(act['stalls'].get(s['bookmark']))}"
+                "</li>")
         parts.append("</ul>")
     if act["state_changes"]:
         parts.append("<b>State traces</b><ul>")
@@ -100,3 +101,12 @@ def timeline_html(timeline: dict) -> str:
                      f"{esc(v['text'])}</pre>{diff}</li>")
     parts.append("</ol>")
     return "".join(parts)
+
+
+def _stall(stall: dict | None) -> str:
+    """A sync that stopped early: how far it got and why (the next turn continues)."""
+    if not stall:
+        return ""
+    return (f' — <b class="stalled">synchronized to p {stall["p"]}, {stall["behind"]} actions '
+            f'behind</b> <small>({esc(stall["reason"][:200])}; the next turn continues from '
+            "there)</small>")
