@@ -3,7 +3,8 @@
 Walks a story with Bookmarks from empty memory (default: the bundled mystery, the
 configured model — the embedded one unless a server is set), then groups every
 synchronization by how far into the story it happened and prints actual sync tokens
-against the counterfactual without reuse (each section synchronized from p = 0).
+against the counterfactual without reuse (each section synchronized from p = 0). Calls are
+never served from the cache, so every figure is a real cost.
 
     python benchmarks/reuse_savings.py [--points 8] [--character "Ada Penrose"] [--predict]
 """
@@ -47,7 +48,7 @@ async def main(args: argparse.Namespace) -> None:
         story_id = services.import_file(Path(args.story))
         summary = await walk(services.store, services.llms, story_id, method="bookmarks",
                              characters=args.character, points=args.points, budget=args.budget,
-                             predict=args.predict,
+                             predict=args.predict, use_cache=False,
                              on_point=lambda r: print(f"  point {r['point']}: "
                                                       f"{len(r['reused'])} reused, "
                                                       f"{len(r['initialized'])} initialized, "

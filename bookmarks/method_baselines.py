@@ -151,8 +151,11 @@ class ETAGrounder:
         pattern = mention_pattern(keys)
         words = max(40, int(spec.tokens * 0.7))
         chunks_with_obs = 0
-        for start in range(0, len(suffix), self.chunk):
-            block = suffix[start:start + self.chunk]
+        chars = llm.prompt_chars(160)
+        start = 0
+        while start < len(suffix):
+            block = prompts.pack(suffix[start:start + self.chunk], chars, newest=False)
+            start += len(block)
             seen = [ln.index for ln in block if pattern and pattern.search(f"{ln.character} {ln.text}")]
             if not seen:
                 continue  # no observation of the character in this chunk
