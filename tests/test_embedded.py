@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import openai
 import pytest
 from pydantic import BaseModel, Field
@@ -102,3 +108,51 @@ def test_actor_reply_streams_from_the_embedded_server(server):
                           scene=[Line("Theo Lindqvist", "Will the engine start?")],
                           others=["Theo Lindqvist"], max_tries=6, on_text=seen.append))
     assert len(seen) >= 2 and result.text
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead too
+        return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def _wait_gone(pid: int, seconds: float = 15.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+OWNER = """
+import sys, time
+from bookmarks.embedded import EmbeddedServer, stop_on_signals
+stop_on_signals()
+server = EmbeddedServer()
+server.ensure_started()
+print(server.proc.pid, flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+def test_embedded_server_dies_with_its_owner(how):
+    """SIGTERM runs the exit handlers; SIGKILL leaves none to run, so the child's own
+    watchdog ends it. Either way no orphan llama.cpp server is left behind."""
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        child = int(owner.stdout.readline().strip() or 0)
+        assert child and _alive(child), owner.stderr.read()[-2000:]
+        owner.send_signal(how)
+        owner.wait(timeout=20)
+        assert _wait_gone(child), "the embedded server outlived its owner"
+    finally:
+        if owner.poll() is None:
+            owner.kill()

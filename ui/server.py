@@ -8,6 +8,7 @@ import threading
 
 import gradio as gr
 
+from bookmarks.embedded import stop_on_signals
 from bookmarks.services import Services
 
 from .annotate import build_annotate_tab
@@ -51,6 +52,7 @@ def _warm_embedded(services: Services) -> None:
 def serve(host: str = "127.0.0.1", port: int = 7860, share: bool = False,
           services: Services | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    stop_on_signals()  # SIGTERM stops the app, and with it the embedded model server
     services = services or Services.open()
     services.ensure_bundled()
     _warm_embedded(services)
