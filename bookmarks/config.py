@@ -68,6 +68,7 @@ class Settings:
     budget: int = 3
     scene_window: int = 10
     state_block: int = 64
+    background_sync: bool = True  # Play grounds the next speaker's memory ahead
 
     @property
     def db_path(self) -> Path:
@@ -161,4 +162,6 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         max_upload_bytes=_int(env.get("BOOKMARKS_MAX_UPLOAD_MB"), "BOOKMARKS_MAX_UPLOAD_MB", 20)
         * 1024 * 1024,
         budget=_int(env.get("BOOKMARKS_BUDGET"), "BOOKMARKS_BUDGET", 3),
+        background_sync=(env.get("BOOKMARKS_BACKGROUND_SYNC") or "1").strip().lower()
+        not in ("0", "false", "no", "off"),
     )

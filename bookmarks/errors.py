@@ -50,3 +50,7 @@ class NoUsableLineError(ModelError):
 
 class ConfigError(BookmarksError):
     """A setting or configuration file is invalid."""
+
+
+class StaleMemoryError(BookmarksError):
+    """Memory prepared for a storyline that has changed since (undo, edit) was not saved."""

@@ -163,3 +163,11 @@ def m003_evaluation_and_arena(db: Database) -> None:
         pk="id", foreign_keys=[("item_id", "arena_items", "id")],
     )
     db["judgments"].create_index(["item_id", "annotator"], unique=True)
+
+
+@migrations()
+def m004_branch_epochs(db: Database) -> None:
+    # epoch: bumped whenever a line of the branch is removed or changed (undo, regenerate,
+    # edit). Memory grounded in the background commits only if the epoch it read is still
+    # current, so it never re-inserts a version that read a line that is gone.
+    db["branches"].add_column("epoch", int, not_null_default=0)

@@ -9,6 +9,7 @@ database as it was.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from pydantic import BaseModel
 
@@ -50,6 +51,17 @@ def add_user_turn(store: Store, scene_id: int, character: str, text: str) -> Tur
     return store.add_turn(scene_id, character=name, text=text[:2000], source="user")
 
 
+@dataclass
+class Prepared:
+    """Grounding made ahead of a step (branch, position, character, method, budget, epoch),
+    its memory writes already committed."""
+
+    step: tuple
+    grounding: Grounding
+    scene: list[IndexedLine]
+    seconds: float = 0.0
+
+
 async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineage,
                     position: int, character: str, method: str, budget: int = 3,
                     space: str = "story", window: int = 10, state_block: int = 64,
@@ -75,19 +87,32 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
 async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, character: str, *,
                         method: str | None = None, budget: int = 3, window: int = 10,
                         state_block: int = 64, replace: Turn | None = None,
-                        on_text: Callable[[str], None] | None = None) -> Turn:
+                        on_text: Callable[[str], None] | None = None,
+                        prepared: Prepared | None = None) -> Turn:
+    """Ground and act for `character`'s next line, and commit the turn with its memory.
+
+    `prepared`: memory grounded ahead in the background (see `background.py`) for this
+    very step; its writes are already committed, so only the actor is called. The turn
+    commits only if no line was undone or edited meanwhile (StaleMemoryError)."""
     scene_scope.set(scene_id)  # every model call of this turn is logged with the scene
     scene = store.scene(scene_id)
     story = store.story(scene.story_id)
     name, aliases = _check_character(store, scene, character)
+    epoch = store.branch_epoch(scene.branch_id)
     lineage = Lineage.of(store, scene.branch_id)
     position = replace.idx if replace else lineage.length(store) + 1
     method = method or scene.method or "vanilla"
-    grounding, lines = await ground_at(store, llms["memory"], story_id=scene.story_id,
-                                       lineage=lineage, position=position, character=name,
-                                       method=method, budget=budget, window=window,
-                                       state_block=state_block,
-                                       scene_id=scene_id, scene_cast=scene.cast)
+    step = (scene.branch_id, position, name, method, budget, epoch)
+    if prepared is not None and prepared.step == step and not replace:
+        grounding, lines = prepared.grounding, prepared.scene
+        grounding.events = [*grounding.events,
+                            {"kind": "prepared", "seconds": round(prepared.seconds, 2)}]
+    else:
+        grounding, lines = await ground_at(store, llms["memory"], story_id=scene.story_id,
+                                           lineage=lineage, position=position, character=name,
+                                           method=method, budget=budget, window=window,
+                                           state_block=state_block,
+                                           scene_id=scene_id, scene_cast=scene.cast)
     others = [c.name for c in store.characters(scene.story_id) if c.name != name]
     result = await act(llms["actor"], story_title=story.title, character=name,
                        scene=[Line(x.character, x.text) for x in lines],
@@ -100,7 +125,8 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
     turn = store.commit_memory(grounding.writes, scene_id=scene_id,
                                replace_turn_id=replace.id if replace else None,
                                turn={"character": name, "text": result.text, "source": "model",
-                                     "method": method}, events=events)
+                                     "method": method}, events=events,
+                               expect_epoch=(scene.branch_id, epoch))
     assert turn is not None
     return turn
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .backends import build_llms
+from .background import Prefetcher
 from .config import Settings, load_settings
 from .importers import load_story, parse_story
 from .llm import LLM
@@ -27,9 +28,19 @@ class Services:
     store: Store
     llms: dict[str, LLM]
     env_settings: Settings | None = None  # before the UI's saved settings were applied
+    _prefetcher: Prefetcher | None = None
 
     def __post_init__(self) -> None:
         self.env_settings = self.env_settings or self.settings
+
+    @property
+    def prefetcher(self) -> Prefetcher:
+        """Background synchronization for Play (started on first use)."""
+        if self._prefetcher is None:
+            self._prefetcher = Prefetcher(self.store, self.llms,
+                                          window=self.settings.scene_window,
+                                          state_block=self.settings.state_block)
+        return self._prefetcher
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, llms: dict[str, LLM] | None = None

@@ -4,6 +4,7 @@ and watch the memory side panel. Handlers are thin: all logic is in `bookmarks/`
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import gradio as gr
 
@@ -24,6 +25,8 @@ from bookmarks.services import Services
 from .library import story_choices
 from .panel import activity_html, cost_html, passage_md, timeline_html
 from .render import esc, parse_id, scene_label, user_errors
+
+log = logging.getLogger(__name__)
 
 DIRECTOR = "Director (the model plays everyone)"
 METHOD_CHOICES = [(label, key) for key, label in METHODS.items()]
@@ -144,11 +147,16 @@ def build_play_tab(services: Services) -> dict:
         scene = store.create_scene(story_id, start_point=p, cast=members, setting=setting_.strip(),
                                    method=method_, settings={"budget": int(budget_),
                                                              "order": order_, "you": DIRECTOR})
+        prepare_next(scene.id)
         return view(scene.id)
 
     @user_errors
     def resume(label):
-        return view(parse_id(label, "scene")) if label else {}
+        if not label:
+            return {}
+        sid = parse_id(label, "scene")
+        prepare_next(sid)
+        return view(sid)
 
     @user_errors
     def set_you(sid, who):
@@ -156,7 +164,30 @@ def build_play_tab(services: Services) -> dict:
             return {}
         scene = store.scene(sid)
         store.update_scene_settings(sid, {**scene.settings, "you": who or DIRECTOR})
+        prepare_next(sid)
         return view(sid)
+
+    def prepare_next(sid) -> None:
+        """Ground the next speaker's memory in the background (round-robin order only: a
+        speaker the model chooses is not known before Next)."""
+        if sid is None or not services.settings.background_sync:
+            return
+        try:
+            scene = store.scene(sid)
+            if scene.settings.get("order") == "model chooses":
+                return
+            you_play = scene.settings.get("you")
+            user_char = None if you_play in (None, DIRECTOR) else you_play
+            services.prefetcher.schedule(sid, round_robin(store, scene, user_char))
+        except BookmarksError as exc:  # a scene without a speaker yet, a deleted scene
+            log.info("no background synchronization for scene %s: %s", sid, exc)
+
+    def waiting_text(sid, who: str, k: int, n: int) -> str:
+        status = services.prefetcher.status(sid) if services.settings.background_sync else {}
+        if status.get("state") == "preparing" and status.get("character") == who:
+            return (f"*thinking… (turn {k + 1} of {n}: memory being prepared in the background, "
+                    f"{status['seconds']:.0f} s so far)*")
+        return f"*thinking… (turn {k + 1} of {n}: memory)*"
 
     async def speaker_for(scene) -> str:
         you_play = scene.settings.get("you")
@@ -182,15 +213,23 @@ def build_play_tab(services: Services) -> dict:
             def on_text(text: str, latest: dict = latest) -> None:
                 latest["text"] = text
 
-            task = asyncio.create_task(generate_turn(
-                store, services.llms, sid, who, budget=scene.settings.get("budget", 3),
-                window=services.settings.scene_window, state_block=services.settings.state_block,
-                on_text=on_text))
+            async def one_turn(scene=scene, who=who, on_text=on_text):
+                prepared = None
+                if services.settings.background_sync:
+                    pre = services.prefetcher
+                    prepared = await pre.take(sid, pre.step_for(sid, who))
+                return await generate_turn(
+                    store, services.llms, sid, who, budget=scene.settings.get("budget", 3),
+                    window=services.settings.scene_window,
+                    state_block=services.settings.state_block, on_text=on_text,
+                    prepared=prepared)
+
+            task = asyncio.create_task(one_turn())
             base, shown = view(sid), None
             while not task.done():
-                if latest["text"] != shown:
-                    shown = latest["text"]
-                    body = esc(shown) if shown else f"*thinking… (turn {k + 1} of {n}: memory)*"
+                body = esc(latest["text"]) if latest["text"] else waiting_text(sid, who, k, n)
+                if body != shown:
+                    shown = body
                     yield {**base, chat: base[chat] + [
                         {"role": "assistant", "content": f"⏳ **{esc(who)}:** {body}"}]}
                 await asyncio.sleep(0.2)
@@ -198,6 +237,7 @@ def build_play_tab(services: Services) -> dict:
                 task.result()
             except BookmarksError as exc:
                 raise gr.Error(str(exc)) from None
+            prepare_next(sid)
             yield view(sid)
 
     async def next_one(sid):
@@ -211,6 +251,7 @@ def build_play_tab(services: Services) -> dict:
         scene = store.scene(sid)
         speaker = who if who and who != DIRECTOR else "narration"
         add_user_turn(store, sid, speaker, text or "")
+        prepare_next(sid)
         return {**view(sid), line: ""} if scene else {}
 
     async def regenerate(sid):
@@ -223,6 +264,7 @@ def build_play_tab(services: Services) -> dict:
                                   state_block=services.settings.state_block)
         except (BookmarksError, ValueError) as exc:
             raise gr.Error(str(exc)) from None
+        prepare_next(sid)
         return view(sid)
 
     @user_errors
@@ -231,6 +273,7 @@ def build_play_tab(services: Services) -> dict:
             raise gr.Error("Start or resume a scene first.")
         if undo_last(store, sid) is None:
             gr.Warning("The scene has no turn to undo.")
+        prepare_next(sid)
         return view(sid)
 
     @user_errors
@@ -239,6 +282,7 @@ def build_play_tab(services: Services) -> dict:
             raise gr.Error("Start or resume a scene first.")
         new = fork_at(store, sid, turn_id)
         gr.Info(f"Forked into scene {new.id}; memory now follows this branch.")
+        prepare_next(new.id)
         return view(new.id)
 
     @user_errors
@@ -248,6 +292,7 @@ def build_play_tab(services: Services) -> dict:
         if not (text or "").strip():
             raise gr.Error("The new text is empty.")
         store.edit_turn(turn_id, text.strip())
+        prepare_next(sid)
         return view(sid, turn_id)
 
     @user_errors

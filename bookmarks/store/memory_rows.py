@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import NotFoundError
+from ..errors import NotFoundError, StaleMemoryError
 from ..memory import resolve_refs
 from .base import StoreBase, Turn, now
 
@@ -39,11 +39,17 @@ class MemoryStore(StoreBase):
 
     def commit_memory(self, writes, *, scene_id: int | None = None,
                       turn: dict | None = None, events: list[dict] | None = None,
-                      replace_turn_id: int | None = None) -> Turn | None:
+                      replace_turn_id: int | None = None,
+                      expect_epoch: tuple[int, int] | None = None) -> Turn | None:
         """Write a step's new bookmarks, versions, costs, decisions (and its turn) at once.
 
-        `writes` is a `grounding.MemoryWrites`; new bookmarks (id None) get their ids here."""
+        `writes` is a `grounding.MemoryWrites`; new bookmarks (id None) get their ids here.
+        `expect_epoch` (branch id, epoch): commit only if no line of that branch was removed
+        or changed since the step read it; otherwise raise StaleMemoryError, writing nothing."""
         with self.transaction() as db:
+            if expect_epoch is not None and self.branch_epoch(expect_epoch[0]) != expect_epoch[1]:
+                raise StaleMemoryError("The scene changed while this step was being prepared "
+                                       "(a line was undone or edited); nothing was saved.")
             for bm in writes.new_bookmarks:
                 if bm.id is None:
                     bm.id = db["bookmarks"].insert(

@@ -113,6 +113,7 @@ class ScenesStore(StoreBase):
         with self.transaction() as db:
             db.execute("DELETE FROM bookmark_versions WHERE branch_id = ? AND p >= ?",
                        [turn.branch_id, turn.idx])
+            db.execute("UPDATE branches SET epoch = epoch + 1 WHERE id = ?", [turn.branch_id])
             db.execute("UPDATE bookmark_versions SET turn_id = NULL WHERE turn_id = ?", [turn_id])
             db.execute("UPDATE sync_costs SET turn_id = NULL WHERE turn_id = ?", [turn_id])
             db.execute("DELETE FROM turn_events WHERE turn_id = ?", [turn_id])
@@ -129,8 +130,16 @@ class ScenesStore(StoreBase):
             db.execute("UPDATE turns SET text = ? WHERE id = ?", [text, turn_id])
             db.execute("DELETE FROM bookmark_versions WHERE branch_id = ? AND p >= ?",
                        [turn.branch_id, turn.idx])
+            db.execute("UPDATE branches SET epoch = epoch + 1 WHERE id = ?", [turn.branch_id])
             db["scenes"].update(turn.scene_id, {"updated_at": now()})
         return self.turn(turn_id)
+
+    def branch_epoch(self, branch_id: int) -> int:
+        """How many times a line of this branch was removed or changed (see m004)."""
+        row = self._one("SELECT epoch FROM branches WHERE id = ?", [branch_id])
+        if row is None:
+            raise NotFoundError(f"There is no branch with id {branch_id}.")
+        return row["epoch"]
 
     def scene_events(self, scene_id: int, kinds: tuple[str, ...]) -> list[dict]:
         q = ",".join("?" * len(kinds))
