@@ -44,6 +44,29 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prepare(args: argparse.Namespace) -> int:
+    from .llm import run_sync
+    from .prepare import plan, prepare
+
+    services = _services()
+    the_plan = plan(services.store, args.story, characters=args.character, every=args.every,
+                    budget=args.budget)
+    print(the_plan.describe(), flush=True)
+    if args.estimate:
+        return 0
+
+    def show(step: dict) -> None:
+        print(f"  [{step['step']}/{step['steps']}] checkpoint {step['point']} for "
+              f"{step['character']}: {step['calls']} calls, {step['actions_read']} actions read",
+              flush=True)
+
+    record = run_sync(prepare(services.store, services.llms["memory"], the_plan,
+                              budget=args.budget, on_step=show))
+    print(f"Prepared {record['done']} of {record['steps']} steps (up to action "
+          f"{record['last_point']}). Scenes started anywhere now reuse these checkpoints.")
+    return 0
+
+
 def _points(text: str) -> list[int]:
     try:
         points = [int(x) for x in text.replace(" ", "").split(",") if x]
@@ -254,6 +277,15 @@ def build_parser() -> argparse.ArgumentParser:
     q = ar.add_parser("export", help="votes (CSV/JSONL) or items for Label Studio")
     q.add_argument("--format", choices=("csv", "jsonl", "label-studio"), default="jsonl")
     p.set_defaults(func=cmd_arena)
+    p = sub.add_parser("prepare", help="prepare a story's memory: checkpoints every N actions "
+                                       "for its major characters (resumable)")
+    p.add_argument("--story", type=int, required=True)
+    p.add_argument("--character", action="append", help="whose memory (repeatable; default: major)")
+    p.add_argument("--every", type=int, default=100, help="actions between checkpoints")
+    p.add_argument("--budget", type=int, default=3, choices=range(1, 9), metavar="K")
+    p.add_argument("--estimate", action="store_true", help="print the estimate only")
+    p.set_defaults(func=cmd_prepare)
+
     p = sub.add_parser("serve", help="run the web app (same as python app.py)")
     add_serve_args(p)
     p.set_defaults(func=cmd_serve)

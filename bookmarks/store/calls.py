@@ -27,6 +27,14 @@ class CallsStore(StoreBase):
             [turn.scene_id, since, turn.created_at])
         return row or {"calls": 0, "tokens": 0, "latency_ms": 0}
 
+    def call_rates(self, role: str, purpose_like: str = "sync:%") -> dict:
+        """Measured means of this role's successful, uncached calls (for estimates)."""
+        row = self._one(
+            "SELECT COUNT(*) AS n, AVG(latency_ms) AS ms, AVG(prompt_tokens + completion_tokens) "
+            "AS tokens FROM llm_calls WHERE role = ? AND ok = 1 AND cached = 0 AND purpose LIKE ?",
+            [role, purpose_like])
+        return row or {"n": 0, "ms": None, "tokens": None}
+
     def calls(self, limit: int = 100) -> list[dict]:
         return self._rows("SELECT * FROM llm_calls ORDER BY id DESC LIMIT ?", [limit])
 
