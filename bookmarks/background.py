@@ -25,6 +25,7 @@ from .errors import BookmarksError, StaleMemoryError
 from .lineage import Lineage
 from .llm import LLM, scene_scope
 from .play import Prepared, ground_at
+from .progress import watch
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,7 @@ class Prefetcher:
         async with self._sem:
             branch_id, position, character, method, budget, epoch = step
             scene_scope.set(scene_id)
+            watch(scene_id)
             started = time.perf_counter()
             scene = self.store.scene(scene_id)
             grounding, lines = await ground_at(

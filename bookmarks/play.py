@@ -20,6 +20,7 @@ from .lineage import IndexedLine, Lineage
 from .llm import LLM, scene_scope
 from .method_bookmarks import BookmarksOptions
 from .methods import make_grounder
+from .progress import watch
 from .store import SceneInfo, Store, Turn
 from .story import NARRATION
 from .sync import SyncOptions
@@ -95,6 +96,7 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
     very step; its writes are already committed, so only the actor is called. The turn
     commits only if no line was undone or edited meanwhile (StaleMemoryError)."""
     scene_scope.set(scene_id)  # every model call of this turn is logged with the scene
+    watch(scene_id)  # and its synchronization progress is shown while it waits
     scene = store.scene(scene_id)
     story = store.story(scene.story_id)
     name, aliases = _check_character(store, scene, character)

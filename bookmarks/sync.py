@@ -30,6 +30,7 @@ from .memory import (
     StateContent,
     StateNode,
 )
+from .progress import report
 from .textsearch import bm25_rank, mention_pattern
 
 WINDOW = 8
@@ -117,7 +118,9 @@ def _failure(exc: ModelError) -> str:
 
 
 def _finish(result: SyncResult, llm: LLM, kind: str, calls_wo: float, costs: CostModel,
-            target: int | None = None) -> SyncResult:
+            target: int | None = None, title: str = "") -> SyncResult:
+    if title:
+        report(title, done=True)
     if result.stalled and target is not None:
         result.events.append({"kind": "sync_stalled", "p": result.p_new,
                               "behind": target - result.p_new, "reason": result.stalled[:300]})
@@ -157,7 +160,9 @@ async def sync_concept(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, sto
     hits = [n for n, ln in enumerate(suffix) if pattern and pattern.search(f"{ln.character} {ln.text}")]
     budget = llm.prompt_chars(CONCEPT_TOKENS, reserve=1200 + len(content.description))
     calls = _concept_calls(suffix, hits, budget)
-    for call in calls:
+    for k, call in enumerate(calls, start=1):
+        report(bm.title, type="concept", unit="call", step=k, steps=len(calls),
+               read=suffix[call[0][0]].index - bm.p - 1, total=len(suffix))
         passages = [suffix[a:b + 1] for a, b in call]
         try:
             reply = await llm.text(
@@ -175,7 +180,7 @@ async def sync_concept(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, sto
         content.evidence = (content.evidence + [suffix[h].index for h in hits
                                                 if any(a <= h <= b for a, b in call)])[-32:]
     return _finish(result, llm, "concept", max(len(calls), 1 if (hits or mentioned_before) else 0),
-                   costs, p_new)
+                   costs, p_new, bm.title)
 
 
 def _concept_calls(suffix: list[IndexedLine], hits: list[int],
@@ -248,6 +253,8 @@ async def sync_state(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, story
         room = chars - (len(node.text) if node else 0)
         chunk = prompts.pack(suffix[start:start + block], room, newest=False)
         first, last = chunk[0].index, chunk[-1].index
+        report(bm.title, type="state", unit="block", step=start // block + 1,
+               steps=math.ceil(len(suffix) / block), read=start, total=len(suffix))
         try:
             if node is None:
                 made = await llm.structured(
@@ -284,7 +291,7 @@ async def sync_state(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, story
             result.events.append({"kind": "state_appended", "before": node.text if node else "",
                                   "after": text, "range": [first, last]})
     blocks_wo = math.ceil(result.p_new / block) if result.p_new else 0
-    return _finish(result, llm, "state", blocks_wo, costs, p_new)
+    return _finish(result, llm, "state", blocks_wo, costs, p_new, bm.title)
 
 
 def _non_blank(value: FirstState) -> None:
@@ -325,6 +332,11 @@ async def sync_behavioral(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, 
             batch.append((n, ln))
             shown.append(item)
 
+        report(bm.title, type="behavioral", unit="batch",
+               step=start // options.filter_batch + 1,
+               steps=math.ceil(len(candidates) / options.filter_batch),
+               read=batch[0][1].index - bm.p - 1, total=len(suffix))
+
         def check(k: Keep, size: int = len(batch)) -> None:
             bad = [x for x in k.keep if not 1 <= x <= size]
             if bad:
@@ -346,7 +358,8 @@ async def sync_behavioral(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, 
                 content.examples.append(BehavioralExample(index=ln.index, action=ln.text,
                                                           scene=shown[x - 1][0]))
     total = min(subject_actions_before, options.max_candidates)
-    return _finish(result, llm, "behavioral", math.ceil(total / options.filter_batch), costs, p_new)
+    return _finish(result, llm, "behavioral", math.ceil(total / options.filter_batch), costs,
+                   p_new, bm.title)
 
 
 def _before(lines: list[IndexedLine], n: int) -> str:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from bookmarks.testing import ScriptedMemory
+
 from .conftest import ROOT, STORIES
 from .fake_server import scripted_server
 from .tools import INSTALL_CHROMIUM, chromium
@@ -31,8 +33,8 @@ def free_port() -> int:
 
 
 class App:
-    def __init__(self, data_dir: Path, model_url: str):
-        self.data_dir, self.model_url = data_dir, model_url
+    def __init__(self, data_dir: Path, model_url: str, env: dict | None = None):
+        self.data_dir, self.model_url, self.env = data_dir, model_url, env or {}
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
 
@@ -43,7 +45,7 @@ class App:
     def start(self) -> None:
         env = {**os.environ, "BOOKMARKS_DATA_DIR": str(self.data_dir),
                "BOOKMARKS_BASE_URL": self.model_url, "BOOKMARKS_API_KEY": "test-key",
-               "GRADIO_ANALYTICS_ENABLED": "False"}
+               "GRADIO_ANALYTICS_ENABLED": "False", **self.env}
         log = open(self.data_dir / f"app-{time.time():.0f}.log", "wb")
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "--port",
                                       str(self.port)], env=env, stdout=log, stderr=log, cwd=ROOT)
@@ -211,3 +213,36 @@ def test_blind_annotation(tmp_path, browser):
     (vote_row,) = store.judgments()
     assert vote_row["annotator"] == "alice" and vote_row["vote"] == "left"
     assert vote_row["seconds"] is not None
+
+
+class SlowScript(ScriptedMemory):
+    """Answers after a pause, like a remote model (test double)."""
+
+    def __call__(self, request):
+        time.sleep(0.4)
+        return super().__call__(request)
+
+
+def test_a_waiting_turn_shows_what_memory_is_doing(tmp_path, browser):
+    """Without background work, a turn late in a story waits on synchronization: the
+    scene line says which bookmark is synchronizing, block k of n, actions read."""
+    with scripted_server(SlowScript(sections=[
+            {"title": "Wren Adeyemi's plan", "type": "state", "subject": "Wren Adeyemi"}])) as model_url:
+        app = App(tmp_path, model_url, env={"BOOKMARKS_BACKGROUND_SYNC": "0"})
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(app.url)
+            page.get_by_role("tab", name="Play").click()
+            pick(page, "play-story", "The Night Ferry")
+            page.wait_for_timeout(500)
+            page.locator("#start-scene").click()
+            page.wait_for_selector("#scene-title :text('Bookmarks')", timeout=20_000)
+            page.locator("#next-turn").click()
+            page.wait_for_selector("#scene-chat :text('synchronizing')", timeout=30_000)
+            waiting = page.locator("#scene-chat").inner_text()
+            assert "block" in waiting and "actions read" in waiting
+            shot(page, "7-waiting-on-memory")
+            page.wait_for_selector("#memory-panel :text('initialized')", timeout=60_000)
+        finally:
+            app.stop()

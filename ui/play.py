@@ -20,6 +20,7 @@ from bookmarks.play import (
     round_robin,
     undo_last,
 )
+from bookmarks.progress import BOARD
 from bookmarks.services import Services
 
 from .library import story_choices
@@ -184,10 +185,11 @@ def build_play_tab(services: Services) -> dict:
 
     def waiting_text(sid, who: str, k: int, n: int) -> str:
         status = services.prefetcher.status(sid) if services.settings.background_sync else {}
+        work = "".join(f"<br>⟳ synchronizing {esc(x)}" for x in BOARD.lines(sid))
         if status.get("state") == "preparing" and status.get("character") == who:
             return (f"*thinking… (turn {k + 1} of {n}: memory being prepared in the background, "
-                    f"{status['seconds']:.0f} s so far)*")
-        return f"*thinking… (turn {k + 1} of {n}: memory)*"
+                    f"{status['seconds']:.0f} s so far)*{work}")
+        return f"*thinking… (turn {k + 1} of {n}: memory)*{work}"
 
     async def speaker_for(scene) -> str:
         you_play = scene.settings.get("you")
