@@ -246,3 +246,24 @@ def test_a_waiting_turn_shows_what_memory_is_doing(tmp_path, browser):
             page.wait_for_selector("#memory-panel :text('initialized')", timeout=60_000)
         finally:
             app.stop()
+
+
+def test_prepare_memory_from_the_library(tmp_path, browser):
+    """Library: estimate, then prepare a story's memory; the table says how far."""
+    with scripted_server() as model_url:
+        app = App(tmp_path, model_url)
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page.goto(app.url)
+            pick(page, "library-story", "The Night Ferry")
+            page.get_by_text("Prepare memory").click()
+            page.locator("#prepare-every input").fill("50")
+            page.locator("#prepare-btn").click()
+            page.wait_for_selector("#prepare-status :text('Prepared')", timeout=90_000)
+            assert "steps, memory up to action 150" in page.locator("#prepare-status").inner_text()
+            shot(page, "8-library-prepared")
+            table = page.locator("#library-stories").inner_text()
+            assert "to action 150 (every 50; done)" in table, table
+        finally:
+            app.stop()

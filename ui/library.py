@@ -6,7 +6,9 @@ from pathlib import Path
 
 import gradio as gr
 
+from bookmarks.errors import BookmarksError
 from bookmarks.importers import FORMATS, load_story
+from bookmarks.prepare import plan, prepare, progress
 from bookmarks.services import Services
 
 from .render import esc, parse_id, story_label, user_errors
@@ -20,8 +22,17 @@ def story_choices(services: Services) -> list[str]:
 
 def stories_table(services: Services) -> list[list]:
     return [[s.id, s.title, s.n_actions, len(services.store.characters(s.id)),
-             (s.last_used_at or s.created_at)[:16].replace("T", " ")]
+             prepared_text(services, s.id), (s.last_used_at or s.created_at)[:16].replace("T", " ")]
             for s in services.store.list_stories()]
+
+
+def prepared_text(services: Services, story_id: int) -> str:
+    """How far the story's memory is prepared ("" when never)."""
+    rec = progress(services.store, story_id)
+    if not rec.get("done"):
+        return ""
+    status = "done" if rec["done"] >= rec.get("steps", 0) else f"{rec['done']}/{rec['steps']} steps"
+    return f"to action {rec['last_point']} (every {rec['every']}; {status})"
 
 
 def build_library_tab(services: Services) -> dict:
@@ -41,7 +52,8 @@ def build_library_tab(services: Services) -> dict:
             with gr.Column(scale=2):
                 stories = gr.Dataframe(stories_table(services), label="Imported stories",
                                        headers=["id", "title", "actions", "characters",
-                                                "last used"], interactive=False)
+                                                "memory prepared", "last used"],
+                                       interactive=False, elem_id="library-stories")
                 story = gr.Dropdown(story_choices(services), label="Story", interactive=True,
                                     elem_id="library-story", value=None)
                 summary = gr.Markdown()
@@ -53,6 +65,18 @@ def build_library_tab(services: Services) -> dict:
                     next_btn = gr.Button("Next ▶")
                 storyline = gr.Dataframe(headers=["#", "chapter", "character", "text"],
                                          label="Storyline", interactive=False, wrap=True)
+                with gr.Accordion("Prepare memory (scenes anywhere then start fast)", open=False):
+                    gr.Markdown("Walks the story in order for its major characters and leaves "
+                                "memory checkpoints every N actions; a scene started at any "
+                                "point reuses the latest one before it. Resumes where it stopped.")
+                    with gr.Row():
+                        every = gr.Number(value=100, precision=0, minimum=10, label="Every N actions",
+                                          elem_id="prepare-every")
+                        estimate_btn = gr.Button("Estimate")
+                        prepare_btn = gr.Button("Prepare", variant="primary",
+                                                elem_id="prepare-btn")
+                        stop_btn = gr.Button("Stop")
+                    prepare_status = gr.Markdown(elem_id="prepare-status")
                 with gr.Accordion("Merge characters or delete the story", open=False):
                     with gr.Row():
                         keep = gr.Dropdown([], label="Keep", value=None)
@@ -127,6 +151,46 @@ def build_library_tab(services: Services) -> dict:
         names = [r[0] for r in rows]
         return text, rows, lines, p, gr.update(choices=names), gr.update(choices=names)
 
+    stopping: set[int] = set()
+
+    @user_errors
+    def do_estimate(label: str | None, every_: float):
+        if not label:
+            raise gr.Error("Choose a story first.")
+        return plan(services.store, parse_id(label), every=int(every_ or 100),
+                    budget=services.settings.budget).describe()
+
+    async def do_prepare(label: str | None, every_: float, progress_=gr.Progress()):  # noqa: B008
+        if not label:
+            raise gr.Error("Choose a story first.")
+        story_id = parse_id(label)
+        try:
+            the_plan = plan(services.store, story_id, every=int(every_ or 100),
+                            budget=services.settings.budget)
+        except BookmarksError as exc:
+            raise gr.Error(str(exc)) from None
+        stopping.discard(story_id)
+        progress_((the_plan.done, the_plan.steps), desc="Preparing memory")
+
+        def on_step(step: dict) -> None:
+            progress_((step["step"], step["steps"]),
+                      desc=f"checkpoint {step['point']} for {step['character']}")
+
+        try:
+            rec = await prepare(services.store, services.llms["memory"], the_plan,
+                                budget=services.settings.budget, on_step=on_step,
+                                should_stop=lambda: story_id in stopping)
+        except BookmarksError as exc:
+            raise gr.Error(f"Preparation stopped: {exc} It resumes from here next time.") from None
+        verb = "Stopped" if rec["done"] < rec["steps"] else "Prepared"
+        return (f"{verb}: {rec['done']} of {rec['steps']} steps, memory up to action "
+                f"{rec['last_point']} for {', '.join(esc(c) for c in the_plan.characters)}.")
+
+    def do_stop(label: str | None):
+        if label:
+            stopping.add(parse_id(label))
+        return "Stopping after the current step…"
+
     shown = [summary, cast, storyline, page, keep, merge]
     upload.change(do_preview, [upload, fmt], [preview])
     fmt.change(do_preview, [upload, fmt], [preview])
@@ -139,4 +203,7 @@ def build_library_tab(services: Services) -> dict:
     next_btn.click(lambda s, p: show(s, (p or 1) + 1), [story, page], shown)
     merge_btn.click(do_merge, [story, keep, merge], [status, *shown])
     delete_btn.click(do_delete, [story, confirm], [status, story, confirm]).then(**refresh)
+    estimate_btn.click(do_estimate, [story, every], [prepare_status])
+    prepare_btn.click(do_prepare, [story, every], [prepare_status]).then(**refresh)
+    stop_btn.click(do_stop, [story], [prepare_status])
     return {"story": story}
