@@ -19,8 +19,10 @@ import concurrent.futures
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from .config import Settings
 from .errors import BookmarksError, StaleMemoryError
 from .lineage import Lineage
 from .llm import LLM, scene_scope
@@ -40,9 +42,11 @@ class _Job:
 
 class Prefetcher:
     def __init__(self, store: Store, llms: dict[str, LLM], *, window: int = 10,
-                 state_block: int = 64, concurrency: int = 2):
+                 state_block: int = 64, concurrency: int = 2,
+                 settings: Callable[[], Settings] | None = None):
         self.store, self.llms = store, llms  # the app's dict: settings changes apply here too
-        self.window, self.state_block = window, state_block
+        self._fixed = (window, state_block)
+        self._settings = settings  # the app's current settings (scene window, state block)
         self._loop = asyncio.new_event_loop()
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = max(1, concurrency)
@@ -52,6 +56,14 @@ class Prefetcher:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
                                         name="bookmarks-background-sync")
         self._thread.start()
+
+    @property
+    def window(self) -> int:
+        return self._settings().scene_window if self._settings else self._fixed[0]
+
+    @property
+    def state_block(self) -> int:
+        return self._settings().state_block if self._settings else self._fixed[1]
 
     # -- what a step is --------------------------------------------------------------------
     def step_for(self, scene_id: int, character: str) -> tuple:
@@ -92,6 +104,7 @@ class Prefetcher:
                 lineage=Lineage.of(self.store, branch_id), position=position,
                 character=character, method=method, budget=budget, window=self.window,
                 state_block=self.state_block, scene_id=scene_id, scene_cast=scene.cast)
+
             try:
                 self.store.commit_memory(grounding.writes, expect_epoch=(branch_id, epoch))
             except StaleMemoryError:

@@ -69,6 +69,7 @@ class Settings:
     scene_window: int = 10
     state_block: int = 64
     background_sync: bool = True  # Play grounds the next speaker's memory ahead
+    partial_after: int = 0  # Play answers with ready memory past this many actions (0: wait)
 
     @property
     def db_path(self) -> Path:

@@ -48,6 +48,10 @@ class BookmarksOptions:
     budget: int = 3
     token_budget: int = DEFAULT_TOKEN_BUDGET
     nearby_window: int = 5  # also ground on c's bookmarks synced this close before i
+    # Play's "partial memory": a bookmark that would read more than this many actions is
+    # not synchronized in this turn (its view stays at its checkpoint; background work
+    # catches up). 0: always synchronize (evaluations always do).
+    max_read: int = 0
     concurrency: int = 4
     top_examples: int = 8
     sync: SyncOptions = field(default_factory=SyncOptions)
@@ -165,6 +169,10 @@ class BookmarksGrounder:
                     sem: asyncio.Semaphore) -> SyncResult:
         async with sem:
             llm = self.memory.metered()
+            if self.options.max_read and p_new - bm.p > self.options.max_read:
+                deferred = SyncResult(bm.content, bm.p, bm.p, 0)
+                deferred.events.append({"kind": "sync_deferred", "p": bm.p, "behind": p_new - bm.p})
+                return deferred
             suffix = req.lineage.lines(self.store, bm.p + 1, p_new) if p_new > bm.p else []
             kw = {"llm": llm, "story": req.story_title, "p_new": max(p_new, bm.p), "costs": self.costs}
             keys = _keys(bm.subject, cast)

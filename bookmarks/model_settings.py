@@ -52,14 +52,16 @@ def save(services: Services, values: dict[str, dict]) -> None:
     services.llms.update(build_llms(services.settings, services.store))
 
 
-ENGINE_LIMITS = {"budget": (1, 8), "state_block": (8, 512), "scene_window": (2, 50)}
+ENGINE_LIMITS = {"budget": (1, 8), "state_block": (8, 512), "scene_window": (2, 50),
+                 "partial_after": (0, 1_000_000)}
 
 
 def save_engine(services: Services, values: dict[str, int]) -> None:
     """Default budget K, state block size and scene window, validated and saved."""
     clean = {}
     for key, (lo, hi) in ENGINE_LIMITS.items():
-        value = int(values.get(key) or getattr(services.settings, key))
+        given = values.get(key)
+        value = int(getattr(services.settings, key) if given in (None, "") else given)
         if not lo <= value <= hi:
             raise BookmarksError(f"{key.replace('_', ' ')} must be between {lo} and {hi}.")
         clean[key] = value

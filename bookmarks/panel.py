@@ -63,7 +63,8 @@ def turn_activity(store: Store, turn_id: int) -> dict:
         "reused_profiles": [e for e in events if e["kind"] in ("reused", "initialized")
                             and e.get("type") == PROFILE],
         "syncs": [e for e in events if e["kind"] == "synchronized"],
-        "stalls": {e["bookmark"]: e for e in events if e["kind"] == "sync_stalled"},
+        "stalls": {e["bookmark"]: e for e in events
+                   if e["kind"] in ("sync_stalled", "sync_deferred")},
         "state_changes": [e for e in events if e["kind"] in ("state_refined", "state_appended")],
         "grounding": grounded.get("text", ""),
         "pieces": grounded.get("pieces", []),

@@ -68,7 +68,7 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
                     space: str = "story", window: int = 10, state_block: int = 64,
                     scene_id: int | None = None, capacity: int | None = None,
                     extra_scene: list[IndexedLine] | None = None,
-                    scene_cast: list[str] | None = None,
+                    scene_cast: list[str] | None = None, max_read: int = 0,
                     ) -> tuple[Grounding, list[IndexedLine]]:
     """Ground the prediction of action `position` by `character` on a lineage.
     `extra_scene` lines (e.g. a question) are shown to the grounder after the scene."""
@@ -76,7 +76,8 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
     scene = lineage.lines(store, max(1, position - window), position - 1)
     cast = [c.name for c in store.characters(story_id)]
     grounder = make_grounder(method, store, memory, budget=budget, capacity=capacity,
-                             options=BookmarksOptions(sync=SyncOptions(state_block=state_block)))
+                             options=BookmarksOptions(sync=SyncOptions(state_block=state_block),
+                                                      max_read=max_read))
     req = GroundRequest(story_id=story_id, story_title=story.title, lineage=lineage,
                         position=position, character=character,
                         scene=scene + list(extra_scene or []), cast=cast,
@@ -89,12 +90,14 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
                         method: str | None = None, budget: int = 3, window: int = 10,
                         state_block: int = 64, replace: Turn | None = None,
                         on_text: Callable[[str], None] | None = None,
-                        prepared: Prepared | None = None) -> Turn:
+                        prepared: Prepared | None = None, max_read: int = 0) -> Turn:
     """Ground and act for `character`'s next line, and commit the turn with its memory.
 
     `prepared`: memory grounded ahead in the background (see `background.py`) for this
     very step; its writes are already committed, so only the actor is called. The turn
-    commits only if no line was undone or edited meanwhile (StaleMemoryError)."""
+    commits only if no line was undone or edited meanwhile (StaleMemoryError). `max_read`:
+    answer with the memory that is ready when a bookmark would read more than this many
+    actions (partial memory; see `BookmarksOptions.max_read`)."""
     scene_scope.set(scene_id)  # every model call of this turn is logged with the scene
     watch(scene_id)  # and its synchronization progress is shown while it waits
     scene = store.scene(scene_id)
@@ -113,8 +116,8 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
         grounding, lines = await ground_at(store, llms["memory"], story_id=scene.story_id,
                                            lineage=lineage, position=position, character=name,
                                            method=method, budget=budget, window=window,
-                                           state_block=state_block,
-                                           scene_id=scene_id, scene_cast=scene.cast)
+                                           state_block=state_block, scene_id=scene_id,
+                                           scene_cast=scene.cast, max_read=max_read)
     others = [c.name for c in store.characters(scene.story_id) if c.name != name]
     result = await act(llms["actor"], story_title=story.title, character=name,
                        scene=[Line(x.character, x.text) for x in lines],

@@ -37,9 +37,7 @@ class Services:
     def prefetcher(self) -> Prefetcher:
         """Background synchronization for Play (started on first use)."""
         if self._prefetcher is None:
-            self._prefetcher = Prefetcher(self.store, self.llms,
-                                          window=self.settings.scene_window,
-                                          state_block=self.settings.state_block)
+            self._prefetcher = Prefetcher(self.store, self.llms, settings=lambda: self.settings)
         return self._prefetcher
 
     @classmethod

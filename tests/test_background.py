@@ -104,3 +104,19 @@ def test_cancel_stops_the_work(setup):
     assert pre.status(scene.id)["state"] == "idle"
     assert not visible_bookmarks(store, scene.story_id, "story",
                                  Lineage.of(store, scene.branch_id), 300)
+
+
+def test_partial_memory_answers_without_waiting_for_a_long_sync(setup):
+    from bookmarks.panel import turn_activity
+    from ui.panel import activity_html
+
+    store, llms, fake, script, scene, pre = setup
+    turn = run_sync(generate_turn(store, llms, scene.id, "Ada", state_block=16, max_read=50))
+    kinds = [script.kind(r) for r in fake.history]
+    assert "state" not in kinds and "first_state" not in kinds and "concept" not in kinds
+    html = activity_html(turn_activity(store, turn.id))
+    assert "partial memory: as of p 0, 250 actions behind" in html
+    # with a gap under the limit, the same turn synchronizes as usual
+    pre.schedule(scene.id, "Ben")
+    pre.wait_idle()
+    assert visible_bookmarks(store, scene.story_id, "story", Lineage.of(store, scene.branch_id), 300)

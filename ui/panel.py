@@ -107,6 +107,10 @@ def _stall(stall: dict | None) -> str:
     """A sync that stopped early: how far it got and why (the next turn continues)."""
     if not stall:
         return ""
+    if stall["kind"] == "sync_deferred":
+        return (f' — <b class="stalled">partial memory: as of p {stall["p"]}, {stall["behind"]} '
+                "actions behind</b> <small>(not waited for; it catches up in the "
+                "background)</small>")
     return (f' — <b class="stalled">synchronized to p {stall["p"]}, {stall["behind"]} actions '
             f'behind</b> <small>({esc(stall["reason"][:200])}; the next turn continues from '
             "there)</small>")

@@ -224,7 +224,7 @@ def build_play_tab(services: Services) -> dict:
                     store, services.llms, sid, who, budget=scene.settings.get("budget", 3),
                     window=services.settings.scene_window,
                     state_block=services.settings.state_block, on_text=on_text,
-                    prepared=prepared)
+                    prepared=prepared, max_read=services.settings.partial_after)
 
             task = asyncio.create_task(one_turn())
             base, shown = view(sid), None

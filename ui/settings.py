@@ -45,15 +45,19 @@ def build_settings_tab(services: Services) -> None:
                                   maximum=512, label="State block size (actions)")
                 window = gr.Number(services.settings.scene_window, precision=0, minimum=2,
                                    maximum=50, label="Scene window (actions)")
+                partial = gr.Number(services.settings.partial_after, precision=0, minimum=0,
+                                    label="Play: answer with the memory that is ready when a "
+                                          "sync would read more than N actions (0: always wait)")
                 engine_btn = gr.Button("Save engine settings", scale=0)
 
         @user_errors
-        def do_engine(b, k, w):
+        def do_engine(b, k, w, n):
             model_settings.save_engine(services, {"budget": b, "state_block": k,
-                                                  "scene_window": w})
+                                                  "scene_window": w, "partial_after": n})
             return "Engine settings saved."
 
-        engine_btn.click(do_engine, [budget, block, window], status, api_visibility="private")
+        engine_btn.click(do_engine, [budget, block, window, partial], status,
+                         api_visibility="private")
         save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
         inputs = [fields[r][k] for r in ROLES for k in model_settings.FIELDS]
 
