@@ -19,7 +19,7 @@ from .errors import BookmarksError, NoUsableLineError
 from .llm import LLM
 from .methods import METHODS
 from .play import add_user_turn, generate_turn, round_robin
-from .stats import bootstrap_ci, gwet_ac1, krippendorff_alpha_nominal, rates
+from .stats import clustered_bootstrap_ci, gwet_ac1, krippendorff_alpha_nominal, rates
 from .store import Store
 
 VOTES = ("left", "right", "tie", "both_bad")
@@ -168,21 +168,28 @@ def outcome_for(j: dict, method: str) -> str | None:
 
 def results(store: Store, method_x: str = "bookmarks", method_y: str = "eta3",
             source: str | None = "human") -> dict:
+    """Win/tie/loss of `method_x` against `method_y`. Intervals resample items, not votes
+    (votes on one item are not independent). The LLM judge's two orders on an item are
+    combined into one outcome: the same verdict both ways stands, a disagreement is a tie."""
     votes = [j for j in store.judgments(source) if j["vote"] != "skip"
              and {j["left_method"], j["right_method"]} == {method_x, method_y}]
-    outcomes = [outcome_for(j, method_x) for j in votes]
-    summary = {"votes": len(votes), "rates": rates(outcomes, OUTCOMES),
-               "ci95": {c: bootstrap_ci(outcomes, c) for c in OUTCOMES}}
+    raw = [outcome_for(j, method_x) for j in votes]
     per: dict[str, list[str]] = defaultdict(list)
     units: dict[int, list[str]] = defaultdict(list)
-    for j, o in zip(votes, outcomes, strict=True):
+    for j, o in zip(votes, raw, strict=True):
         per[j["annotator"]].append(o)
         units[j["item_id"]].append(o)
-    summary["per_annotator"] = {a: {"votes": len(v), **rates(v, OUTCOMES)} for a, v in per.items()}
     shared = {i: v for i, v in units.items() if len(v) >= 2}
-    summary["agreement"] = {"items": len(shared),
-                            "krippendorff_alpha": krippendorff_alpha_nominal(shared),
-                            "gwet_ac1": gwet_ac1(shared, OUTCOMES)}
+    agreement = {"items": len(shared), "krippendorff_alpha": krippendorff_alpha_nominal(shared),
+                 "gwet_ac1": gwet_ac1(shared, OUTCOMES)}
+    if source == "llm":  # one outcome per item from its two orders
+        units = defaultdict(list, {i: [v[0] if len(set(v)) == 1 else "tie"]
+                                   for i, v in units.items()})
+    outcomes = [o for v in units.values() for o in v]
+    summary = {"votes": len(votes), "items": len(units), "rates": rates(outcomes, OUTCOMES),
+               "ci95": {c: clustered_bootstrap_ci(units, c) for c in OUTCOMES}}
+    summary["per_annotator"] = {a: {"votes": len(v), **rates(v, OUTCOMES)} for a, v in per.items()}
+    summary["agreement"] = agreement  # between annotators (or the judge's two orders)
     return summary
 
 

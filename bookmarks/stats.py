@@ -75,3 +75,56 @@ def gwet_ac1(units: dict[object, Sequence[str]], categories: Sequence[str] | Non
     if pe == 1:
         return None
     return (pa - pe) / (1 - pe)
+
+
+# -- paired comparisons of two runs over the same items --------------------------------------
+def paired_difference(a: Sequence[float], b: Sequence[float], *, resamples: int = 5000,
+                      level: float = 0.95, seed: int = 0) -> dict:
+    """Mean of the per-item differences a − b, its percentile bootstrap interval (items
+    resampled), and the two-sided p-value of a paired sign-flip permutation test (exact
+    up to 16 items with a nonzero difference, else `resamples` random flips)."""
+    if len(a) != len(b):
+        raise ValueError("paired samples must have the same items")
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    n = len(diffs)
+    if n == 0:
+        return {"n": 0, "diff": 0.0, "ci": (0.0, 0.0), "p": 1.0}
+    observed = sum(diffs) / n
+    rng = random.Random(seed)
+    means = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    ci = (means[int((1 - level) / 2 * (resamples - 1))],
+          means[int((1 + level) / 2 * (resamples - 1))])
+    nonzero = [abs(d) for d in diffs if d]
+    target = abs(sum(diffs)) - 1e-9
+    if not nonzero:
+        p = 1.0
+    elif len(nonzero) <= 16:
+        total = 1 << len(nonzero)
+        extreme = sum(1 for mask in range(total)
+                      if abs(sum(d if mask >> k & 1 else -d for k, d in enumerate(nonzero)))
+                      >= target)
+        p = extreme / total
+    else:
+        extreme = sum(1 for _ in range(resamples)
+                      if abs(sum(d if rng.random() < 0.5 else -d for d in nonzero)) >= target)
+        p = (extreme + 1) / (resamples + 1)
+    return {"n": n, "diff": observed, "ci": ci, "p": p}
+
+
+def clustered_bootstrap_ci(items: dict[object, Sequence[str]], category: str, *,
+                           resamples: int = 2000, level: float = 0.95,
+                           seed: int = 0) -> tuple[float, float]:
+    """Bootstrap interval for the share of `category` when votes cluster by item (several
+    annotators, or a judge's two orders, on one item): items are resampled, not votes."""
+    groups = [list(v) for v in items.values() if v]
+    if not groups:
+        return (0.0, 0.0)
+    rng = random.Random(seed)
+    shares = []
+    for _ in range(resamples):
+        picked = [groups[rng.randrange(len(groups))] for _ in groups]
+        votes = sum(len(g) for g in picked)
+        shares.append(sum(o == category for g in picked for o in g) / votes)
+    shares.sort()
+    return (shares[int((1 - level) / 2 * (resamples - 1))],
+            shares[int((1 + level) / 2 * (resamples - 1))])

@@ -103,8 +103,10 @@ def test_llm_judge_votes_both_orders(arena):
     store, llms, items = arena
     assert run_sync(llm_judge(store, llms["judge"])) == 6
     r = results(store, source="llm")
-    # the judge always says "A": once for each method, so position bias cancels out
-    assert r["votes"] == 6 and r["rates"]["win"] == pytest.approx(0.5)
+    # the judge always says "A": each item's two orders disagree, so each item is a tie
+    # (position bias is not counted as a win for either method) and the orders disagree
+    assert r["votes"] == 6 and r["items"] == 3 and r["rates"]["tie"] == pytest.approx(1.0)
+    assert r["agreement"]["items"] == 3 and r["agreement"]["gwet_ac1"] < 0.5
 
 
 def test_exports(arena):
