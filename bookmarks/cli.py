@@ -67,6 +67,17 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _span(text: str) -> tuple[int, int]:
+    try:
+        a, b = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a range is FIRST:LAST, e.g. 200:800, not {text!r}") \
+            from None
+    if not 1 <= a <= b:
+        raise argparse.ArgumentTypeError("a range needs 1 ≤ FIRST ≤ LAST")
+    return a, b
+
+
 def _points(text: str) -> list[int]:
     try:
         points = [int(x) for x in text.replace(" ", "").split(",") if x]
@@ -124,9 +135,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     services = _services()
     store = services.store
     if args.eval_command == "nap":
+        if warning := evaluate.judge_warning(services.llms):
+            print(f"warning: {warning}", file=sys.stderr)
         run = run_sync(evaluate.run_nap(store, services.llms, args.story, method=args.method,
-                                        characters=args.character, points=args.points, k=args.k,
-                                        budget=args.budget, capacity=args.capacity,
+                                        characters=args.character, points=args.points,
+                                        span=args.range, k=args.k, budget=args.budget,
+                                        capacity=args.capacity, judge_mode=args.judge,
                                         run_id=args.resume, on_record=_progress("NAP")))
     elif args.eval_command == "mcq":
         run = run_sync(evaluate.run_mcq(store, services.llms, args.story, method=args.method,
@@ -241,7 +255,13 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--resume", type=int, metavar="RUN", help="continue a stopped run")
         if name == "nap":
             q.add_argument("--character", action="append")
-            q.add_argument("--points", type=int, default=10)
+            q.add_argument("--points", type=int, default=None,
+                           help="an evenly spread sample of N actions (default: every eligible "
+                                "action, as the paper does)")
+            q.add_argument("--range", type=_span, metavar="A:B",
+                           help="only actions A..B of the story (default: all)")
+            q.add_argument("--judge", choices=("independent", "single"), default="independent",
+                           help="five independent yes/no judge calls (the paper's) or one call")
             q.add_argument("--k", type=int, default=1, help="samples per action (Best@k)")
             q.add_argument("--capacity", type=int, help="ETA profile tokens (sweeps)")
         else:

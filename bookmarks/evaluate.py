@@ -52,10 +52,61 @@ def judge_messages(*, story: str, character: str, scene: list[IndexedLine], refe
     return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}]
 
 
-async def judge(judge_llm: LLM, **kw) -> dict[str, int]:
-    verdict = await judge_llm.structured(judge_messages(**kw), Judgement, purpose="judge:nap",
-                                         max_tokens=80)
-    return {d: 100 if getattr(verdict, d) == "yes" else 0 for d in DIMENSIONS}
+DIMENSION_TEXT = {
+    "emotion": "the feeling the character expresses",
+    "intent": "what the character wants to achieve",
+    "causality": "responding to the same cause in the scene",
+    "position": "the stance the character takes",
+    "content": "what the character says or does",
+}
+
+
+class Answer(BaseModel):
+    answer: YesNo
+
+
+def dimension_messages(*, dimension: str, story: str, character: str, scene: list[IndexedLine],
+                       reference: str, prediction: str) -> list[dict[str, str]]:
+    """One yes/no question for one dimension (the paper's protocol: five independent calls)."""
+    context = "\n".join(f"{x.character}: {x.text}" for x in scene)
+    user = (f'Story: "{story}". Scene:\n{context}\n\nReal action of {character}: {reference}\n'
+            f"Predicted action of {character}: {prediction}\n\n"
+            f"Does the prediction match the real action in {dimension} "
+            f"({DIMENSION_TEXT[dimension]})? Answer yes or no.")
+    return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}]
+
+
+async def judge(judge_llm: LLM, *, mode: str = "independent", **kw) -> dict[str, int]:
+    """Scores 100/0 per dimension: five independent yes/no calls (the paper's protocol), or
+    with mode "single" one call answering all five (cheaper; labelled so in results)."""
+    if mode == "single":
+        verdict = await judge_llm.structured(judge_messages(**kw), Judgement,
+                                             purpose="judge:nap", max_tokens=80)
+        return {d: 100 if getattr(verdict, d) == "yes" else 0 for d in DIMENSIONS}
+    out = {}
+    for d in DIMENSIONS:
+        a = await judge_llm.structured(dimension_messages(dimension=d, **kw), Answer,
+                                       purpose=f"judge:nap:{d}", max_tokens=12)
+        out[d] = 100 if a.answer == "yes" else 0
+    return out
+
+
+def run_setup(llms: dict[str, LLM]) -> dict:
+    """The models and settings a run used (stored with it)."""
+    return {role: {"model": llm.model.name, "base_url": llm.model.base_url,
+                   "temperature": llm.config.temperature}
+            for role, llm in llms.items()}
+
+
+def judge_warning(llms: dict[str, LLM]) -> str | None:
+    """The paper judges with a model distinct from every evaluated one: say so if not."""
+    judge_, actor = llms.get("judge"), llms.get("actor")
+    if judge_ and actor and (judge_.model.name, judge_.model.base_url) == \
+            (actor.model.name, actor.model.base_url):
+        return (f"The judge model is the actor's own ({judge_.model.name}); a model judging its "
+                "own predictions is biased. Configure a different judge (BOOKMARKS_JUDGE_MODEL "
+                "or Settings) for numbers you report.")
+    return None
 
 
 def mean(scores: dict[str, int]) -> float:
@@ -80,18 +131,33 @@ def _start(store: Store, kind: str, story_id: int, method: str, params: dict,
 
 async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = None, *,
                   method: str = "bookmarks", characters: list[str] | None = None,
-                  points: int = 10, k: int = 1, budget: int = 3, capacity: int | None = None,
+                  points: int | None = None, span: tuple[int, int] | None = None, k: int = 1,
+                  budget: int = 3, capacity: int | None = None, judge_mode: str = "independent",
                   run_id: int | None = None,
                   on_record: Callable[[dict, int, int], None] | None = None) -> dict:
-    params = {"characters": characters, "points": points, "k": k, "budget": budget,
-              "capacity": capacity}
+    """NAP as the paper runs it: every eligible action of the chosen characters (default:
+    major) over `span` (first, last action; default the whole story), in story order, with
+    memory starting empty; `points` instead takes an evenly spread sample of that many.
+    Five independent yes/no judge calls per prediction unless `judge_mode="single"`."""
+    if judge_mode not in ("independent", "single"):
+        raise BookmarksError("The judge mode is 'independent' (five calls) or 'single'.")
+    params = {"characters": characters, "points": points, "span": list(span) if span else None,
+              "k": k, "budget": budget, "capacity": capacity, "judge": judge_mode,
+              "protocol": "sample" if points else "every eligible action",
+              "setup": run_setup(llms)}
     run = _start(store, "nap", story_id or 0, method, params, run_id)
     p = run["params"]
     story_id, method = run["story_id"], run["method"]
     story = store.story(story_id)
     cast = store.characters(story_id)
     lineage = Lineage.of(store, story.trunk_id)
-    chosen = spread(eligible_points(store, story_id, p["characters"]), p["points"])
+    eligible = eligible_points(store, story_id, p["characters"])
+    if p.get("span"):
+        lo, hi = p["span"]
+        eligible = [a for a in eligible if lo <= a.index <= hi]
+    chosen = spread(eligible, p["points"]) if p.get("points") else eligible
+    if not chosen:
+        raise BookmarksError("No eligible actions in that range for those characters.")
     done = store.record_keys(run["id"])
     for n, action in enumerate(chosen, start=1):
         key = str(action.index)
@@ -121,7 +187,8 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
                                    scene=[Line(x.character, x.text) for x in scene],
                                    grounding=grounding.text, aliases=aliases,
                                    others=[c.name for c in cast if c.name != action.character])
-                score = await judge(llms["judge"], story=story.title, character=action.character,
+                score = await judge(llms["judge"], mode=p.get("judge", "single"),
+                                    story=story.title, character=action.character,
                                     scene=scene, reference=action.text, prediction=result.text)
             except (NoUsableLineError, StructuredOutputError) as exc:
                 # an unusable prediction (or verdict) scores 0 on every dimension, like an

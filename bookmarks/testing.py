@@ -102,6 +102,7 @@ class ScriptedMemory:
                              ("Write the updated profile", "eta_aggregate"),
                              ("Which parts of", "eta3_select"), ("next line.", "act"),
                              ("For each dimension answer yes", "judge"),
+                             ("? Answer yes or no.", "judge_dimension"),
                              ("Answer with the letter", "mcq")):
             if needle in text:
                 return kind
@@ -135,6 +136,8 @@ class ScriptedMemory:
         if kind == "judge":
             return json.dumps({"emotion": "yes", "intent": "no" if n % 2 else "yes",
                                "causality": "yes", "position": "no", "content": "no"})
+        if kind == "judge_dimension":
+            return json.dumps({"answer": "yes" if n % 5 in (1, 3) else "no"})
         if kind == "mcq":
             return "B"
         return f"{self.line} (take {n})"

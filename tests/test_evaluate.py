@@ -9,6 +9,7 @@ from bookmarks.evaluate import (
     best_index,
     efficiency_buckets,
     judge,
+    judge_warning,
     parse_choice,
     run_mcq,
     run_nap,
@@ -27,21 +28,47 @@ def llms_for(store, fake):
     return {r: make_llm(fake, store, role=r) for r in ("actor", "memory", "judge")}
 
 
-def test_judge_scores_each_dimension():
+def test_judge_scores_each_dimension_in_one_call_when_asked():
     fake = ScriptedFakeModel(['{"emotion": "yes", "intent": "no", "causality": "yes", '
                               '"position": "no", "content": "yes"}'])
-    scores = run_sync(judge(make_llm(fake), story="S", character="Ada",
+    scores = run_sync(judge(make_llm(fake), mode="single", story="S", character="Ada",
                             scene=[IndexedLine("Ben", "Hi.", 1)], reference="Hello.",
                             prediction="Hi there."))
     assert scores == {"emotion": 100, "intent": 0, "causality": 100, "position": 0, "content": 100}
     assert "Real action of Ada: Hello." in fake.history[0].messages[-1]["content"]
 
 
+def test_judge_asks_each_dimension_independently_by_default():
+    fake = ScriptedFakeModel(['{"answer": "yes"}', '{"answer": "no"}', '{"answer": "yes"}',
+                              '{"answer": "no"}', '{"answer": "no"}'])
+    scores = run_sync(judge(make_llm(fake), story="S", character="Ada",
+                            scene=[IndexedLine("Ben", "Hi.", 1)], reference="Hello.",
+                            prediction="Hi there."))
+    assert scores == {"emotion": 100, "intent": 0, "causality": 100, "position": 0, "content": 0}
+    asked = [r.messages[-1]["content"] for r in fake.history]
+    assert len(asked) == 5 and all("Answer yes or no" in a for a in asked)
+    assert "match the real action in emotion" in asked[0] and "in content" in asked[4]
+    assert not any("intent" in a for a in asked[:1])  # one dimension per call
+
+
 def test_judge_rejects_invalid_verdicts():
     fake = ScriptedFakeModel(['{"emotion": "maybe"}', '{"emotion": "yes"}'])
     with pytest.raises(StructuredOutputError):
-        run_sync(judge(make_llm(fake), story="S", character="A", scene=[], reference="x",
-                       prediction="y"))
+        run_sync(judge(make_llm(fake), mode="single", story="S", character="A", scene=[],
+                       reference="x", prediction="y"))
+
+
+def test_nap_defaults_to_every_eligible_action_and_records_its_setup(store):
+    sid = store.add_story(generated_story(60))
+    fake = ScriptedFakeModel(default=ScriptedMemory())
+    llms = llms_for(store, fake)
+    run = run_sync(run_nap(store, llms, sid, method="vanilla", characters=["Ada"], span=(20, 40)))
+    expected = [i for i in range(20, 41) if i % 2 and i % 5 and i % 37]  # Ada's own actions
+    assert sorted(int(r["point"]) for r in store.records(run["id"])) == expected
+    params = run["params"]
+    assert params["protocol"] == "every eligible action" and params["judge"] == "independent"
+    assert params["setup"]["judge"]["model"] == "scripted-fake"
+    assert judge_warning(llms) and "judge model is the actor's own" in judge_warning(llms)
 
 
 def test_best_of_k():

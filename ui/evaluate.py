@@ -72,7 +72,9 @@ def build_evaluate_tab(services: Services) -> None:
             story = gr.Dropdown(story_choices(services), value=None, label="Story")
             kind = gr.Radio(["NAP", "MCQ"], value="NAP", label="Benchmark")
             method = gr.Dropdown(METHOD_CHOICES, value="bookmarks", label="Method")
-            points = gr.Number(5, precision=0, minimum=1, label="Points (NAP) / questions (MCQ)")
+            points = gr.Number(5, precision=0, minimum=0,
+                               label="Points (NAP; 0 = every eligible action, as the paper) / "
+                                     "questions (MCQ; 0 = all)")
             k = gr.Number(1, precision=0, minimum=1, maximum=8, label="k (Best@k)")
             budget = gr.Number(3, precision=0, minimum=1, maximum=8, label="Budget K")
         with gr.Row():
@@ -146,12 +148,16 @@ def build_evaluate_tab(services: Services) -> None:
             sid = parse_id(story_label) if story_label else None
             rid = int(resume_) if resume_ else None
             if kind_ == "NAP":
+                if warning := evaluate.judge_warning(services.llms):
+                    gr.Warning(warning)
+                # points 0: every eligible action (the paper's protocol)
                 run = await evaluate.run_nap(store, services.llms, sid, method=method_,
-                                             points=int(points_), k=int(k_), budget=int(budget_),
-                                             run_id=rid, on_record=on_record)
+                                             points=int(points_) or None, k=int(k_),
+                                             budget=int(budget_), run_id=rid, on_record=on_record)
             else:
                 run = await evaluate.run_mcq(store, services.llms, sid, method=method_,
-                                             budget=int(budget_), limit=int(points_), run_id=rid,
+                                             budget=int(budget_), limit=int(points_) or None,
+                                             run_id=rid,
                                              on_record=on_record)
         except BookmarksError as exc:
             raise gr.Error(str(exc)) from None
