@@ -158,6 +158,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
             print(json.dumps({k: run[k] for k in ("id", "kind", "story_id", "method", "status",
                                                   "params", "summary")}))
         return 0
+    elif args.eval_command == "compare":
+        from .report import compare, format_compare
+
+        print(format_compare(compare(store, args.run_a, args.run_b)))
+        return 0
+    elif args.eval_command == "table":
+        from .report import format_table, table
+
+        print(format_table(table(store, args.runs), args.format))
+        return 0
     elif args.eval_command == "efficiency":
         run = store.run(args.run)
         for row in evaluate.efficiency_buckets(store.sync_costs(run["story_id"], run["space"])):
@@ -273,6 +283,13 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--character", action="append")
     q = ev.add_parser("results", help="stored runs and their summaries (JSON lines)")
     q.add_argument("--story", type=int)
+    q = ev.add_parser("compare", help="run A − run B on shared items: difference, 95%% CI, "
+                                      "permutation p-value")
+    q.add_argument("run_a", type=int)
+    q.add_argument("run_b", type=int)
+    q = ev.add_parser("table", help="the paper's Table 2 layout for the given runs")
+    q.add_argument("runs", type=int, nargs="+", help="NAP (and MCQ) run ids")
+    q.add_argument("--format", choices=("markdown", "csv", "latex"), default="markdown")
     q = ev.add_parser("efficiency", help="sync cost with vs without reuse by progress bucket")
     q.add_argument("run", type=int)
     q = ev.add_parser("export", help="a run's records as CSV or JSONL")

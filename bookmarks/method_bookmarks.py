@@ -24,7 +24,7 @@ from .grounding import (
 )
 from .llm import LLM
 from .matching import match
-from .memory import BehavioralContent, Bookmark, render_concept, render_state
+from .memory import BOOKMARK_TYPES, BehavioralContent, Bookmark, render_concept, render_state
 from .recall import new_bookmark, visible_bookmarks
 from .store import Store
 from .story import Character
@@ -52,6 +52,8 @@ class BookmarksOptions:
     # not synchronized in this turn (its view stays at its checkpoint; background work
     # catches up). 0: always synchronize (evaluations always do).
     max_read: int = 0
+    # ablation: section types this grounder may not use (the proposal never offers them)
+    exclude_types: tuple[str, ...] = ()
     concurrency: int = 4
     top_examples: int = 8
     sync: SyncOptions = field(default_factory=SyncOptions)
@@ -122,6 +124,8 @@ class BookmarksGrounder:
         known = [c.name for c in cast if first.get(c.name, limit + 1) <= limit or c.name in present]
         proposals = await llm.structured(
             prompts.propose(title=req.story_title, cast=known,
+                            types=tuple(t for t in BOOKMARK_TYPES
+                                        if t not in self.options.exclude_types),
                             character=req.character, scene=req.scene, recent=recent_titles,
                             budget=self.options.budget),
             Proposals, purpose="propose", scene_id=req.scene_id, max_tokens=90 * self.options.budget,
@@ -129,7 +133,7 @@ class BookmarksGrounder:
         out: list[Section] = []
         seen: set[str] = set()
         for s in proposals.sections:
-            if not _usable_title(s.title):
+            if not _usable_title(s.title) or s.type in self.options.exclude_types:
                 continue
             subject = _canonical(s.subject, cast, req.character, s.type)
             key = f"{s.type}|{subject.casefold()}|{' '.join(s.title.casefold().split())}"

@@ -10,7 +10,10 @@ from .method_bookmarks import BookmarksGrounder, BookmarksOptions, NoReuseGround
 from .store import Store
 
 METHODS = {"bookmarks": "Bookmarks", "vanilla": "Vanilla", "ricl": "RICL", "eta": "ETA",
-           "eta3": "3-way ETA", "bookmarks-noreuse": "Bookmarks without reuse (ablation)"}
+           "eta3": "3-way ETA", "bookmarks-noreuse": "Bookmarks without reuse (ablation)",
+           "bookmarks-noconcept": "Bookmarks without concept (ablation)",
+           "bookmarks-nostate": "Bookmarks without state (ablation)",
+           "bookmarks-nobehavioral": "Bookmarks without behavioral (ablation)"}
 
 
 class UnknownMethodError(BookmarksError, KeyError):
@@ -22,10 +25,16 @@ def make_grounder(name: str, store: Store, memory: LLM, *, budget: int = 3,
                   options: BookmarksOptions | None = None, capacity: int | None = None) -> Grounder:
     """`capacity`: ETA's profile size in tokens (3-way ETA: per section)."""
     key = name.strip().lower().replace("-", "").replace(" ", "").replace("3wayeta", "eta3")
-    if key in ("bookmarks", "bookmarksnoreuse"):
+    if key.startswith("bookmarks"):
         opts = options or BookmarksOptions()
         opts.budget = budget
-        cls = BookmarksGrounder if key == "bookmarks" else NoReuseGrounder
+        ablated = key.removeprefix("bookmarksno")
+        if ablated in ("concept", "state", "behavioral"):
+            opts.exclude_types = (ablated,)
+        elif key not in ("bookmarks", "bookmarksnoreuse"):
+            raise UnknownMethodError(f"Unknown grounding method {name!r}; choose one of "
+                                     f"{', '.join(METHODS)}.")
+        cls = NoReuseGrounder if key == "bookmarksnoreuse" else BookmarksGrounder
         return cls(store, memory, opts)
     classes = {"vanilla": VanillaGrounder, "ricl": RICLGrounder, "eta": ETAGrounder,
                "eta3": ETA3Grounder}

@@ -53,22 +53,32 @@ def pack(lines: Sequence[IndexedLine], chars: int, *, newest: bool = True) -> li
     return kept[::-1] if newest else kept
 
 
+TYPE_HELP = {
+    "concept": "- concept: what a person, object or place is (subject: that entity);\n",
+    "state": "- state: how something stands now and how it changed - knowledge, location, "
+             "relationship, goal (subject: whose or what state);\n",
+    "behavioral": "- behavioral: how a character typically acts or speaks (subject: that "
+                  "character).\n",
+}
+
+
 def propose(*, title: str, cast: Sequence[str], character: str, scene: Sequence[IndexedLine],
-            recent: Sequence[str], budget: int) -> list[dict[str, str]]:
+            recent: Sequence[str], budget: int,
+            types: Sequence[str] = ("concept", "state", "behavioral")) -> list[dict[str, str]]:
     recent_text = "\n".join(f"- {r}" for r in recent) or "- (none yet)"
+    kind = "state" if "state" in types else types[0]
+    example = {"state": f"{character}'s current goal", "concept": f"Who {character} is",
+               "behavioral": f"How {character} speaks"}[kind]
     user = (
         f'Story: "{title}". Cast: {", ".join(cast)}.\n'
         "Memory sections have a type:\n"
-        "- concept: what a person, object or place is (subject: that entity);\n"
-        "- state: how something stands now and how it changed - knowledge, location, "
-        "relationship, goal (subject: whose or what state);\n"
-        "- behavioral: how a character typically acts or speaks (subject: that character).\n"
+        + "".join(TYPE_HELP[t] for t in types) +
         f"Sections used recently (ask for the same title again when it fits):\n{recent_text}\n\n"
         f"The scene so far:\n{lines_block(scene)}\n\n"
         f"{character} acts next. Propose at most {budget} memory sections that would help "
         f"predict {character}'s next action. Titles are short noun phrases with full names and "
-        f"no pronouns. Example: {{\"sections\": [{{\"title\": \"{character}'s current goal\", "
-        f"\"type\": \"state\", \"subject\": \"{character}\"}}]}}"
+        f"no pronouns. Example: {{\"sections\": [{{\"title\": \"{example}\", "
+        f"\"type\": \"{kind}\", \"subject\": \"{character}\"}}]}}"
     )
     return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
 
