@@ -9,7 +9,7 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from bookmarks import arena, evaluate
+from bookmarks import arena, evaluate, report
 from bookmarks.errors import BookmarksError
 from bookmarks.export import label_studio_tasks, run_rows, to_csv, to_jsonl
 from bookmarks.methods import METHODS
@@ -100,6 +100,13 @@ def build_evaluate_tab(services: Services) -> None:
                            headers=["bucket", "syncs", "actions_read", "actions_read_wo", "calls",
                                     "calls_wo", "tokens", "tokens_wo", "output_tokens",
                                     "output_tokens_wo"])
+        with gr.Row():
+            table_runs = gr.Textbox(label="Runs for the results table (ids, e.g. 3 5 7) or two "
+                                          "to compare", elem_id="table-runs")
+            table_fmt = gr.Radio(["markdown", "csv", "latex"], value="markdown", label="Table as")
+            table_btn = gr.Button("Results table", elem_id="table-btn")
+            compare_btn = gr.Button("Compare two runs (paired)")
+        table_out = gr.Markdown(elem_id="table-out")
         with gr.Row():
             sweep_btn = gr.Button("Capacity sweep (Bookmarks K ∈ {2,3,5} vs 3-way ETA "
                                   "capacity ∈ {128,256,512})")
@@ -268,6 +275,30 @@ def build_evaluate_tab(services: Services) -> None:
                   concurrency_id="models")
     export_btn.click(do_export, [run_id, fmt], export_file)
     eff_btn.click(do_eff, [run_id], [eff, eff_plot])
+
+    def _ids(text: str | None) -> list[int]:
+        try:
+            ids = [int(x) for x in (text or "").replace(",", " ").split()]
+        except ValueError:
+            raise gr.Error("Run ids are whole numbers separated by spaces.") from None
+        if not ids:
+            raise gr.Error("Give the ids of finished runs (see the Runs table).")
+        return ids
+
+    @user_errors
+    def do_table(text, fmt_):
+        out = report.format_table(report.table(store, _ids(text)), fmt_)
+        return out if fmt_ == "markdown" else f"```\n{out}\n```"
+
+    @user_errors
+    def do_compare(text):
+        ids = _ids(text)
+        if len(ids) != 2:
+            raise gr.Error("Give exactly two run ids to compare.")
+        return f"```\n{report.format_compare(report.compare(store, *ids))}\n```"
+
+    table_btn.click(do_table, [table_runs, table_fmt], [table_out])
+    compare_btn.click(do_compare, [table_runs], [table_out])
     sweep_btn.click(do_sweep, [story, points], [sweep_plot, sweep_table], concurrency_id="models")
     gen_btn.click(do_generate, [a_story, n_starts], [arena_status, starts], concurrency_id="models")
     a_story.change(user_errors(starts_rows), [a_story], starts)
