@@ -8,6 +8,7 @@ memory space the run had.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 from collections.abc import Callable
@@ -83,12 +84,10 @@ async def judge(judge_llm: LLM, *, mode: str = "independent", **kw) -> dict[str,
         verdict = await judge_llm.structured(judge_messages(**kw), Judgement,
                                              purpose="judge:nap", max_tokens=80)
         return {d: 100 if getattr(verdict, d) == "yes" else 0 for d in DIMENSIONS}
-    out = {}
-    for d in DIMENSIONS:
-        a = await judge_llm.structured(dimension_messages(dimension=d, **kw), Answer,
-                                       purpose=f"judge:nap:{d}", max_tokens=12)
-        out[d] = 100 if a.answer == "yes" else 0
-    return out
+    answers = await asyncio.gather(*(
+        judge_llm.structured(dimension_messages(dimension=d, **kw), Answer,
+                             purpose=f"judge:nap:{d}", max_tokens=12) for d in DIMENSIONS))
+    return {d: 100 if a.answer == "yes" else 0 for d, a in zip(DIMENSIONS, answers, strict=True)}
 
 
 def run_setup(llms: dict[str, LLM]) -> dict:
@@ -133,12 +132,14 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
                   method: str = "bookmarks", characters: list[str] | None = None,
                   points: int | None = None, span: tuple[int, int] | None = None, k: int = 1,
                   budget: int = 3, capacity: int | None = None, judge_mode: str = "independent",
-                  run_id: int | None = None,
+                  run_id: int | None = None, concurrency: int = 4,
                   on_record: Callable[[dict, int, int], None] | None = None) -> dict:
     """NAP as the paper runs it: every eligible action of the chosen characters (default:
     major) over `span` (first, last action; default the whole story), in story order, with
     memory starting empty; `points` instead takes an evenly spread sample of that many.
-    Five independent yes/no judge calls per prediction unless `judge_mode="single"`."""
+    Five independent yes/no judge calls per prediction (concurrently) unless
+    `judge_mode="single"`; predictions and verdicts of up to `concurrency` points run while
+    the next points are grounded."""
     if judge_mode not in ("independent", "single"):
         raise BookmarksError("The judge mode is 'independent' (five calls) or 'single'.")
     params = {"characters": characters, "points": points, "span": list(span) if span else None,
@@ -159,59 +160,88 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
     if not chosen:
         raise BookmarksError("No eligible actions in that range for those characters.")
     done = store.record_keys(run["id"])
-    for n, action in enumerate(chosen, start=1):
-        key = str(action.index)
-        if key in done:
-            continue
+    # Memory is grounded point after point, in story order (reuse depends on it); the
+    # actor and judge calls of a point do not touch memory, so they run while the next
+    # points are grounded — up to `concurrency` points in flight, as a batching server
+    # (vLLM, a hosted API) can serve them. Each point's memory commits before its record:
+    # a stopped run re-does the points without a record, from their checkpoints.
+    in_flight: set[asyncio.Task] = set()
+    slots = asyncio.Semaphore(max(1, concurrency))
+    finished = 0
+
+    def save(record: dict) -> None:
+        nonlocal finished
+        store.add_record(run["id"], str(record["point"]), record)
+        finished += 1
+        if on_record:
+            on_record(record, finished, len(chosen))
+
+    async def predict_and_judge(action, grounding, scene) -> None:
         try:
-            grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
-                                               lineage=lineage, position=action.index,
-                                               character=action.character, method=method,
-                                               budget=p["budget"], space=run["space"],
-                                               capacity=p.get("capacity"))
-        except StructuredOutputError as exc:  # the method could not ground: it scores 0
-            record = {"point": action.index, "character": action.character,
+            save(await _predict(llms, story.title, cast, action, grounding, scene, p))
+        finally:
+            slots.release()
+
+    try:
+        for action in chosen:
+            if str(action.index) in done:
+                finished += 1
+                continue
+            try:
+                grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
+                                                   lineage=lineage, position=action.index,
+                                                   character=action.character, method=method,
+                                                   budget=p["budget"], space=run["space"],
+                                                   capacity=p.get("capacity"))
+            except StructuredOutputError as exc:  # the method could not ground: it scores 0
+                save({"point": action.index, "character": action.character,
                       "predictions": [None] * p["k"], "best": 0, "actual": action.text,
                       "scores": [dict.fromkeys(DIMENSIONS, 0) for _ in range(p["k"])],
-                      "failures": [f"grounding: {exc}"]}
-            store.add_record(run["id"], key, record)
-            if on_record:
-                on_record(record, n, len(chosen))
-            continue
-        aliases = next((c.aliases for c in cast if c.name == action.character), [])
-        predictions, scores, failures = [], [], []
-        for _ in range(p["k"]):
-            try:
-                result = await act(llms["actor"], story_title=story.title,
-                                   character=action.character,
-                                   scene=[Line(x.character, x.text) for x in scene],
-                                   grounding=grounding.text, aliases=aliases,
-                                   others=[c.name for c in cast if c.name != action.character])
-                score = await judge(llms["judge"], mode=p.get("judge", "single"),
-                                    story=story.title, character=action.character,
-                                    scene=scene, reference=action.text, prediction=result.text)
-            except (NoUsableLineError, StructuredOutputError) as exc:
-                # an unusable prediction (or verdict) scores 0 on every dimension, like an
-                # invalid MCQ answer; server failures still stop the run (resume it later)
-                predictions.append(None)
-                scores.append(dict.fromkeys(DIMENSIONS, 0))
-                failures.append(str(exc))
+                      "failures": [f"grounding: {exc}"]})
                 continue
-            predictions.append(result.text)
-            scores.append(score)
-        best = best_index(scores)
-        record = {"point": action.index, "character": action.character,
-                  "scene": [[x.index, x.character, x.text] for x in scene],
-                  "grounding": grounding.text, "predictions": predictions, "scores": scores,
-                  "best": best, "actual": action.text, "memory_usage": grounding.usage,
-                  "failures": failures}
-        store.commit_memory(grounding.writes)  # memory first: a crash now re-does this point
-        store.add_record(run["id"], key, record)
-        if on_record:
-            on_record(record, n, len(chosen))
+            store.commit_memory(grounding.writes)
+            await slots.acquire()
+            for t in [t for t in in_flight if t.done()]:
+                in_flight.discard(t)
+                t.result()  # a server failure stops the run here (resume it later)
+            in_flight.add(asyncio.create_task(predict_and_judge(action, grounding, scene)))
+        await asyncio.gather(*in_flight)
+    finally:
+        for t in in_flight:
+            t.cancel()
     summary = summarize_nap(store.records(run["id"]))
     store.finish_run(run["id"], summary)
     return store.run(run["id"])
+
+
+async def _predict(llms: dict[str, LLM], title: str, cast, action, grounding, scene,
+                   p: dict) -> dict:
+    """k predictions of one held-out action and their judged scores (one record)."""
+    aliases = next((c.aliases for c in cast if c.name == action.character), [])
+    predictions, scores, failures = [], [], []
+    for _ in range(p["k"]):
+        try:
+            result = await act(llms["actor"], story_title=title, character=action.character,
+                               scene=[Line(x.character, x.text) for x in scene],
+                               grounding=grounding.text, aliases=aliases,
+                               others=[c.name for c in cast if c.name != action.character])
+            score = await judge(llms["judge"], mode=p.get("judge", "single"), story=title,
+                                character=action.character, scene=scene,
+                                reference=action.text, prediction=result.text)
+        except (NoUsableLineError, StructuredOutputError) as exc:
+            # an unusable prediction (or verdict) scores 0 on every dimension, like an
+            # invalid MCQ answer; server failures still stop the run (resume it later)
+            predictions.append(None)
+            scores.append(dict.fromkeys(DIMENSIONS, 0))
+            failures.append(str(exc))
+            continue
+        predictions.append(result.text)
+        scores.append(score)
+    return {"point": action.index, "character": action.character,
+            "scene": [[x.index, x.character, x.text] for x in scene],
+            "grounding": grounding.text, "predictions": predictions, "scores": scores,
+            "best": best_index(scores), "actual": action.text, "memory_usage": grounding.usage,
+            "failures": failures}
 
 
 def summarize_nap(records: list[dict]) -> dict:

@@ -150,16 +150,14 @@ class ETAGrounder:
                 for k in c.keys()] or [req.character]
         pattern = mention_pattern(keys)
         words = max(40, int(spec.tokens * 0.7))
-        chunks_with_obs = 0
         chars = llm.prompt_chars(160)
         start = 0
         while start < len(suffix):
             block = prompts.pack(suffix[start:start + self.chunk], chars, newest=False)
             start += len(block)
+            # every chunk is read, also those that do not name the character: events off
+            # stage change their situation too (and the paper's ETA reads them all)
             seen = [ln.index for ln in block if pattern and pattern.search(f"{ln.character} {ln.text}")]
-            if not seen:
-                continue  # no observation of the character in this chunk
-            chunks_with_obs += 1
             summary = await llm.text(prompts.eta_extract(story=req.story_title, character=req.character,
                                                          focus=spec.focus, block=block, words=80),
                                      purpose="eta:extract", max_tokens=160)

@@ -202,3 +202,32 @@ def test_capacity_sweep(store):
     assert b[0] < b[1] < b[2]
     eta3_run = store.run(rows[3]["run"])
     assert eta3_run["params"]["capacity"] == 128
+
+
+def test_nap_keeps_several_points_in_flight(store):
+    """Actor and judge calls of one point overlap with the grounding of the next ones (a
+    batching server sees several requests at once); memory is still grounded in order."""
+    import asyncio
+
+    sid = store.add_story(generated_story(120))
+    fake = ScriptedFakeModel(default=ScriptedMemory())
+    active = {"now": 0, "max": 0}
+    inner = fake.chat
+
+    async def chat(request):
+        active["now"] += 1
+        active["max"] = max(active["max"], active["now"])
+        try:
+            await asyncio.sleep(0.01)
+            return await inner(request)
+        finally:
+            active["now"] -= 1
+
+    fake.chat = chat
+    run = run_sync(run_nap(store, llms_for(store, fake), sid, method="bookmarks",
+                           characters=["Ada"], span=(20, 60), concurrency=4))
+    assert active["max"] >= 5  # at least the five judge questions together
+    points = [r["point"] for r in store.records(run["id"])]
+    assert sorted(points) == [i for i in range(21, 61, 2) if i % 5 and i % 37]
+    syncs = [r for r in store.sync_costs(sid, run["space"])]
+    assert [r["position"] for r in syncs] == sorted(r["position"] for r in syncs)
