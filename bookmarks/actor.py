@@ -70,6 +70,7 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
     text = " ".join(kept)
     text = _cut_inline_labels(text, theirs)
     text = _cut_scaffolding(text)
+    text = _plain(text)
     text = text.strip().strip('"“”').strip()
     if len(text) > MAX_CHARS:
         cut = max(text.rfind(p, 0, MAX_CHARS) for p in (". ", "! ", "? ", "… "))
@@ -86,6 +87,14 @@ _SCAFFOLD = re.compile(r"should keep in mind|\(story memory\)|the scene so far|s
                        r"next line\.|write [\w .'-]{1,40}'s next|"
                        r"\((?:concept|state|behavioral|profile), as of action|\[actions \d",
                        re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    """Markdown emphasis out of a line: bold markers dropped, an *action* in asterisks
+    written as a bracketed direction, stray asterisks removed."""
+    text = re.sub(r"\*\*|__", "", text)
+    text = re.sub(r"(?<![\w*])\*([^*\n]{1,120})\*(?![\w*])", r"[\1]", text)
+    return re.sub(r" {2,}", " ", text.replace("*", ""))
 
 
 def _cut_scaffolding(text: str) -> str:

@@ -171,3 +171,9 @@ def m004_branch_epochs(db: Database) -> None:
     # edit). Memory grounded in the background commits only if the epoch it read is still
     # current, so it never re-inserts a version that read a line that is gone.
     db["branches"].add_column("epoch", int, not_null_default=0)
+
+
+@migrations()
+def m005_turn_edits(db: Database) -> None:
+    # edited_at: when a writer last changed the line (shown as "edited")
+    db["turns"].add_column("edited_at", str)

@@ -39,7 +39,8 @@ def scene_storyline(store: Store, scene: SceneInfo) -> list[dict]:
         t = turn_ids.get(ln.index)
         out.append({"index": ln.index, "character": ln.character, "text": ln.text,
                     "source": t.source if t else "story", "turn_id": t.id if t else None,
-                    "inherited": bool(t and t.branch_id != scene.branch_id)})
+                    "inherited": bool(t and t.branch_id != scene.branch_id),
+                    "edited": bool(t and t.edited_at)})
     return out
 
 

@@ -184,7 +184,8 @@ def undo_last(store: Store, scene_id: int) -> Turn | None:
 
 
 async def regenerate_last(store: Store, llms: dict[str, LLM], scene_id: int, *,
-                          budget: int = 3, window: int = 10, state_block: int = 64) -> Turn:
+                          budget: int = 3, window: int = 10, state_block: int = 64,
+                          on_text: Callable[[str], None] | None = None) -> Turn:
     """Replace the scene's last model turn by a new sample for the same character; the
     old line stays until the new one is committed (in the same transaction)."""
     turns = store.turns(scene_id)
@@ -193,7 +194,7 @@ async def regenerate_last(store: Store, llms: dict[str, LLM], scene_id: int, *,
     last = turns[-1]
     return await generate_turn(store, llms, scene_id, last.character, method=last.method,
                                budget=budget, window=window, state_block=state_block,
-                               replace=last)
+                               replace=last, on_text=on_text)
 
 
 def fork_at(store: Store, scene_id: int, turn_id: int | None = None) -> SceneInfo:

@@ -86,3 +86,12 @@ def test_prompt_puts_stable_text_first_and_scene_last():
     assert user.index("Mara hates rain.") < user.index("Tobias Bell: Where is the boat?")
     assert user.rstrip().endswith("Write Mara's next line.")
     assert "(Rain.)" in user
+
+
+@pytest.mark.parametrize("raw,expected", [
+    ("**Maren:** I will *sighs* pay it.", "I will [sighs] pay it."),
+    ("I said **no**.", "I said no."),
+    ("Five * three is fifteen.", "Five three is fifteen."),
+])
+def test_markdown_emphasis_never_reaches_a_line(raw, expected):
+    assert clean_reply(raw, "Maren") == (expected, "ok")

@@ -267,3 +267,48 @@ def test_prepare_memory_from_the_library(tmp_path, browser):
             assert "to action 150 (every 50; done)" in table, table
         finally:
             app.stop()
+
+
+def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
+    """An import shows after a reload; the edit box loads the selected line; regenerate
+    streams into the scene; Annotate says where items come from when there are none."""
+    with scripted_server(SlowScript(sections=[
+            {"title": "Wren Adeyemi's plan", "type": "state", "subject": "Wren Adeyemi"}])) as url:
+        app = App(tmp_path, url)
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page.goto(app.url)
+            page.locator("#story-upload input[type=file]").set_input_files(
+                str(STORIES / "the_night_ferry.txt"))
+            page.wait_for_selector("#library-preview :text('format')", timeout=20_000)
+            page.locator("#import-title textarea, #import-title input").first.fill("Reload check")
+            page.locator("#import-btn").click()
+            page.wait_for_selector("#library-status :text('Imported')", timeout=20_000)
+            page.reload()
+            page.wait_for_selector("#library-stories :text('Reload check')", timeout=20_000)
+            pick(page, "library-story", "Reload check")
+            shot(page, "9-library-after-reload")
+            page.get_by_role("tab", name="Play").click()
+            pick(page, "play-story", "Reload check")
+            page.wait_for_timeout(500)
+            page.locator("#start-scene").click()
+            page.wait_for_selector("#scene-title :text('Bookmarks')", timeout=20_000)
+            page.locator("#next-turn").click()
+            page.wait_for_selector("#memory-panel :text('initialized')", timeout=90_000)
+            line = page.locator("#scene-chat").inner_text().strip().splitlines()[-1]
+            page.get_by_text("Edit the selected line").click()
+            box = page.locator("#edit-text textarea").input_value()
+            assert box and box in line, (box, line)
+            page.locator("#regenerate").click()
+            page.wait_for_selector("#scene-chat :text('regenerating')", timeout=30_000)
+            shot(page, "10-regenerating")
+            page.wait_for_selector("#scene-chat :text('regenerating')", state="detached",
+                                   timeout=90_000)
+            page.get_by_role("tab", name="Annotate").click()
+            page.locator("#annotator input, #annotator textarea").first.fill("bob")
+            page.locator("#annotate-next").click()
+            page.wait_for_selector("text=Nothing to judge yet", timeout=20_000)
+            shot(page, "11-annotate-empty")
+        finally:
+            app.stop()

@@ -54,7 +54,15 @@ def build_annotate_tab(services: Services) -> None:
             raise gr.Error(str(exc)) from None
         if item is None:
             done = len(store.judged_items(who.strip()))
-            return (None, f"All done — {done} items judged. Thank you!", "", "", "", "",
+            if not store.arena_items():
+                message = ("Nothing to judge yet: no arena items exist. Items come from "
+                           "Evaluate → Arena (Generate starts, then Run continuations) or "
+                           "`bookmarks arena generate` and `bookmarks arena run`.")
+            elif done:
+                message = f"All done — {done} items judged. Thank you!"
+            else:
+                message = "No item is left for you to judge."
+            return (None, message, "", "", "", "",
                     *[gr.update(interactive=False)] * len(all_buttons))
         p = item["progress"]
         first = item["first_line"]

@@ -63,6 +63,19 @@ def results_md(r: dict, a: str, b: str) -> str:
     return "\n".join(lines)
 
 
+def summary_text(run: dict) -> str:
+    """A run's result in words (plain text; the caller escapes it)."""
+    s = run["summary"]
+    if run["kind"] == "mcq":
+        return (f"MCQ accuracy {s.get('accuracy', 0):.1f}% over {s.get('items', 0)} questions "
+                f"({s.get('invalid', 0)} invalid answers).")
+    one, best = s.get("best@1", {}), s.get("best@k", {})
+    dims = ", ".join(f"{d} {one.get(d, 0):.1f}" for d in evaluate.DIMENSIONS)
+    return (f"NAP over {s.get('items', 0)} actions: mean {one.get('mean', 0):.1f} (Best@1), "
+            f"{best.get('mean', 0):.1f} (Best@{s.get('k', 1)}); {dims}; "
+            f"{s.get('unusable_predictions', 0)} unusable predictions.")
+
+
 def build_evaluate_tab(services: Services) -> None:
     store = services.store
     exports = services.settings.data_dir / "exports"
@@ -168,7 +181,7 @@ def build_evaluate_tab(services: Services) -> None:
                                              on_record=on_record)
         except BookmarksError as exc:
             raise gr.Error(str(exc)) from None
-        yield (f"Run {run['id']} done: `{esc(json.dumps(run['summary']))[:600]}`",
+        yield (f"Run {run['id']} done: {esc(summary_text(run))}",
                runs_table(services), dimension_frame(services))
 
     @user_errors

@@ -206,4 +206,7 @@ def build_library_tab(services: Services) -> dict:
     estimate_btn.click(do_estimate, [story, every], [prepare_status])
     prepare_btn.click(do_prepare, [story, every], [prepare_status]).then(**refresh)
     stop_btn.click(do_stop, [story], [prepare_status])
-    return {"story": story}
+    return {"story": story, "stories": stories,
+            # a page opened later (a reload, another tab) shows what was imported since
+            "refresh": lambda: (stories_table(services),
+                                gr.update(choices=story_choices(services)))}

@@ -75,11 +75,12 @@ def build_play_tab(services: Services) -> dict:
                     say_btn = gr.Button("Send", scale=1, elem_id="send-line")
                 with gr.Row():
                     turn_pick = gr.Dropdown([], label="Turn", scale=2, elem_id="turn-pick", value=None)
-                    regen_btn = gr.Button("Regenerate last", scale=1)
+                    regen_btn = gr.Button("Regenerate last", scale=1, elem_id="regenerate")
                     undo_btn = gr.Button("Undo last", scale=1)
                     fork_btn = gr.Button("Fork here", scale=1, elem_id="fork-here")
                 with gr.Accordion("Edit the selected line", open=False):
-                    edit_text = gr.Textbox(label="New text", lines=2)
+                    edit_text = gr.Textbox(label="New text (the selected line)", lines=2,
+                                           elem_id="edit-text")
                     edit_btn = gr.Button("Save edit")
             with gr.Column(scale=2):
                 gr.Markdown("### Memory")
@@ -99,7 +100,8 @@ def build_play_tab(services: Services) -> dict:
                     bm_pin = gr.Checkbox(label="Pin (syncs build on your text)")
                     bm_save = gr.Button("Save bookmark")
 
-    view_outputs = [scene_id, title, chat, turn_pick, activity, cost, evidence, scenes, you, bookmark]
+    view_outputs = [scene_id, title, chat, turn_pick, activity, cost, evidence, scenes, you, bookmark,
+                    edit_text, line]
 
     def view(sid: int, turn_id: int | None = None) -> dict:
         scene = store.scene(sid)
@@ -108,11 +110,18 @@ def build_play_tab(services: Services) -> dict:
         chosen = turn_id or next((x["turn_id"] for x in reversed(turns)), None)
         act = panel.turn_activity(store, chosen) if chosen else None
         label = next((f"{x['index']} · {x['character']}" for x in turns if x["turn_id"] == chosen), "")
+        chosen_text = next((x["text"] for x in turns if x["turn_id"] == chosen), "")
         played = scene.settings.get("you") or DIRECTOR
+        budget_ = (f", K={scene.settings.get('budget', 3)}"
+                   if (scene.method or "").startswith("bookmarks") else "")
+        setting_ = f"  \n*Setting:* {esc(scene.setting)}" if scene.setting else ""
         return {
             scene_id: sid,
-            title: f"### {esc(scene.title)}\n{esc(METHODS.get(scene.method, scene.method))}, "
-                   f"K={scene.settings.get('budget', 3)}; you play: {esc(played)}",
+            title: f"### {esc(scene.title)}\n{esc(METHODS.get(scene.method, scene.method))}"
+                   f"{budget_}; you play: {esc(played)}{setting_}",
+            edit_text: gr.update(value=chosen_text),
+            line: gr.update(label="Your line (as narration: you direct)" if played == DIRECTOR
+                            else f"Your line (as {played})"),
             chat: _messages(lines),
             turn_pick: gr.update(choices=[(f"{x['index']} · {x['character']}", x["turn_id"])
                                           for x in turns], value=chosen),
@@ -132,11 +141,13 @@ def build_play_tab(services: Services) -> dict:
         info = store.story(story_id)
         chars = store.characters(story_id)
         major = [c.name for c in chars if c.major][:2] or [c.name for c in chars][:2]
-        return {point: gr.update(value=info.n_actions, maximum=info.n_actions),
+        # the middle of the story: memory has something to read, the first turn is not the
+        # longest possible synchronization, and the rest of the story is still ahead
+        return {point: gr.update(value=info.n_actions // 2, maximum=info.n_actions),
                 cast: gr.update(choices=[c.name for c in chars], value=major)}
 
     @user_errors
-    def start(label, point_, cast_, own_, setting_, method_, budget_, order_):
+    def start(label, point_, cast_, own_, setting_, method_, budget_, order_, you_=DIRECTOR):
         story_id = parse_id(label)
         info = store.story(story_id)
         members = list(cast_ or []) + ([own_.strip()] if own_ and own_.strip() else [])
@@ -147,7 +158,9 @@ def build_play_tab(services: Services) -> dict:
             raise gr.Error(f"The story point must be between 0 and {info.n_actions}.")
         scene = store.create_scene(story_id, start_point=p, cast=members, setting=setting_.strip(),
                                    method=method_, settings={"budget": int(budget_),
-                                                             "order": order_, "you": DIRECTOR})
+                                                             "order": order_,
+                                                             "you": you_ if you_ in members
+                                                             else DIRECTOR})
         prepare_next(scene.id)
         return view(scene.id)
 
@@ -257,17 +270,37 @@ def build_play_tab(services: Services) -> dict:
         return {**view(sid), line: ""} if scene else {}
 
     async def regenerate(sid):
+        """A new sample for the last model line, streamed in like any turn (the old line
+        stays until the new one is committed)."""
         if sid is None:
             raise gr.Error("Start or resume a scene first.")
         scene = store.scene(sid)
+        turns = store.turns(sid)
+        if not turns or turns[-1].source != "model":
+            raise gr.Error("The last line is not the model's; there is nothing to regenerate.")
+        who, latest = turns[-1].character, {"text": ""}
+
+        def on_text(text: str) -> None:
+            latest["text"] = text
+
+        task = asyncio.create_task(regenerate_last(
+            store, services.llms, sid, budget=scene.settings.get("budget", 3),
+            window=services.settings.scene_window, state_block=services.settings.state_block,
+            on_text=on_text))
+        base, shown = view(sid), None
+        while not task.done():
+            body = esc(latest["text"]) if latest["text"] else waiting_text(sid, who, 0, 1)
+            if body != shown:
+                shown = body
+                yield {**base, chat: base[chat][:-1] + [
+                    {"role": "assistant", "content": f"⏳ **{esc(who)}** (regenerating): {body}"}]}
+            await asyncio.sleep(0.2)
         try:
-            await regenerate_last(store, services.llms, sid, budget=scene.settings.get("budget", 3),
-                                  window=services.settings.scene_window,
-                                  state_block=services.settings.state_block)
+            task.result()
         except (BookmarksError, ValueError) as exc:
             raise gr.Error(str(exc)) from None
         prepare_next(sid)
-        return view(sid)
+        yield view(sid)
 
     @user_errors
     def undo(sid):
@@ -337,7 +370,9 @@ def build_play_tab(services: Services) -> dict:
     model_events = {"concurrency_id": "models", "concurrency_limit": 2}
     tab.select(refresh_lists, None, [story, scenes])
     story.change(pick_story, [story], [point, cast])
-    start_btn.click(start, [story, point, cast, own, setting, method, budget, order], view_outputs)
+    cast.change(lambda members: gr.update(choices=[DIRECTOR, *(members or [])]), [cast], [you])
+    start_btn.click(start, [story, point, cast, own, setting, method, budget, order, you],
+                    view_outputs)
     scenes.input(resume, [scenes], view_outputs)
     you.input(set_you, [scene_id, you], view_outputs)
     next_btn.click(next_one, [scene_id], view_outputs, **model_events)
@@ -362,6 +397,8 @@ def _messages(lines: list[dict]) -> list[dict]:
     for x in lines:
         who = esc(x["character"])
         body = f"*{esc(x['text'])}*" if x["character"] == "narration" else f"**{who}:** {esc(x['text'])}"
+        if x.get("edited"):
+            body += " <small>(edited)</small>"
         if x["source"] == "story":
             out.append({"role": "assistant", "content": f"<small>story</small> [{x['index']}] {body}"})
         else:

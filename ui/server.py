@@ -24,11 +24,14 @@ def build_app(services: Services) -> gr.Blocks:
     with gr.Blocks(title="Bookmarks — role-play with story characters") as demo:
         gr.Markdown("## Bookmarks — role-play with story characters")
         with gr.Tabs():
-            build_library_tab(services)
+            library = build_library_tab(services)
             build_play_tab(services)
             build_annotate_tab(services)
             build_evaluate_tab(services)
             build_settings_tab(services)
+        # the Library is the first tab: refresh it on every page load (other tabs refresh
+        # when they are selected)
+        demo.load(library["refresh"], None, [library["stories"], library["story"]])
     return demo
 
 

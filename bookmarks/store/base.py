@@ -60,6 +60,7 @@ class Turn:
     source: str
     method: str | None
     created_at: str
+    edited_at: str | None = None
 
 
 class StoreBase:

@@ -127,7 +127,8 @@ class ScenesStore(StoreBase):
         if any(b["fork_point"] >= turn.idx for b in self.child_forks(turn.branch_id)):
             raise ValueError("Forks continue from this line; edit it in a new fork instead.")
         with self.transaction() as db:
-            db.execute("UPDATE turns SET text = ? WHERE id = ?", [text, turn_id])
+            db.execute("UPDATE turns SET text = ?, edited_at = ? WHERE id = ?",
+                       [text, now(), turn_id])
             db.execute("DELETE FROM bookmark_versions WHERE branch_id = ? AND p >= ?",
                        [turn.branch_id, turn.idx])
             db.execute("UPDATE branches SET epoch = epoch + 1 WHERE id = ?", [turn.branch_id])
