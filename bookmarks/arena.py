@@ -31,6 +31,21 @@ class StartDraft(BaseModel):
     first_line: str = Field(min_length=1, max_length=400)
 
 
+def check_draft(draft: StartDraft, names: list[str]) -> None:
+    """A start must be usable as written: a setting that describes a place or moment (not
+    a name, not a fragment) and a first line that is a line (no JSON, no bare name)."""
+    folded = {n.casefold() for n in names}
+    for field, text, words in (("setting", draft.setting, 3), ("first_line", draft.first_line, 2)):
+        t = text.strip()
+        if any(ch in t for ch in "{}") or t.startswith(('"', "[")) and t.endswith(('"', "]")) \
+                and len(t.split()) < words:
+            raise ValueError(f"{field}: write plain sentences, not JSON")
+        if t.strip(" .:").casefold() in folded:
+            raise ValueError(f"{field}: a name alone is not a {field.replace('_', ' ')}")
+        if len(t.split()) < words:
+            raise ValueError(f"{field}: at least {words} words")
+
+
 def _active_pair(store: Store, story_id: int, point: int) -> list[str]:
     """The two major characters with the most actions in the 80 before `point`."""
     cast = {c.name for c in store.characters(story_id) if c.major} or \
@@ -53,6 +68,7 @@ async def generate_starts(store: Store, memory: LLM, story_id: int, n: int,
         step = story.n_actions / (n + 1)
         points = [max(10, round(step * (k + 1))) for k in range(n)]
     ids = []
+    names = [k for c in store.characters(story_id) for k in c.keys()]
     for point in points[:n]:
         pair = _active_pair(store, story_id, point)
         recent = store.actions(story_id, max(1, point - 10), point)
@@ -62,7 +78,8 @@ async def generate_starts(store: Store, memory: LLM, story_id: int, n: int,
               f'Story: "{story.title}". The story so far ends with:\n{context}\n\n'
               f"Invent a new, open-ended scene between {pair[0]} and {pair[1]} that could happen "
               f"next: a one-sentence setting, and {pair[0]}'s first line of dialogue."}],
-            StartDraft, purpose="arena:start", max_tokens=200)
+            StartDraft, purpose="arena:start", max_tokens=200,
+            check=lambda d, names=names: check_draft(d, names))  # re-asked once if unusable
         ids.append(store.add_arena_start(story_id, point, pair, draft.setting.strip(),
                                          pair[0], draft.first_line.strip()))
     return ids

@@ -142,3 +142,20 @@ def test_a_failed_continuation_leaves_no_half_item(store):
         run_sync(run_item(store, llms, start, turns=2))
     assert store.arena_items() == [] and len(store.list_scenes()) == scenes_before
     assert store.integrity_ok()
+
+
+@pytest.mark.parametrize("setting,line,ok", [
+    ("A wet night on the quay, the last ferry gone.", "We could swim for it, you know.", True),
+    ("Theo Lindqvist", "We could swim for it, you know.", False),  # a name is no setting
+    ("A wet night on the quay, the last ferry gone.", '{ "Theo Lindqvist"', False),  # JSON
+    ("A wet night on the quay, the last ferry gone.", "Theo.", False),
+])
+def test_arena_start_must_be_usable_as_written(setting, line, ok):
+    from bookmarks.arena import StartDraft, check_draft
+
+    draft = StartDraft(setting=setting, first_line=line)
+    if ok:
+        check_draft(draft, ["Theo Lindqvist", "Theo"])
+    else:
+        with pytest.raises(ValueError):
+            check_draft(draft, ["Theo Lindqvist", "Theo"])

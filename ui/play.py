@@ -34,7 +34,9 @@ METHOD_CHOICES = [(label, key) for key, label in METHODS.items()]
 
 
 def scene_choices(services: Services) -> list[str]:
-    return [scene_label(s) for s in services.store.list_scenes()]
+    """Scenes a writer made (arena continuations live in Evaluate → Arena)."""
+    return [scene_label(s) for s in services.store.list_scenes()
+            if not s.settings.get("arena")]
 
 
 def build_play_tab(services: Services) -> dict:
