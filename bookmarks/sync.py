@@ -275,8 +275,8 @@ async def sync_state(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, story
             result.stall(first - 1, _failure(exc))
             break
         start += len(chunk)
-        if kind != "unchanged" and not text:
-            kind = "unchanged"
+        if kind != "unchanged" and not _says_something(text):
+            kind = "unchanged"  # an empty text, or a decision word written as the state
         if kind == "refine" and bm.pinned:
             kind = "append"  # the user's pinned node stays as written
         if kind == "unchanged":
@@ -294,9 +294,18 @@ async def sync_state(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, story
     return _finish(result, llm, "state", blocks_wo, costs, p_new, bm.title)
 
 
+_NOT_A_STATE = frozenset({"", "unchanged", "refine", "append", "none", "n/a", "na", "null",
+                          "nothing", "no change", "same", "(nothing recorded yet)"})
+
+
+def _says_something(text: str) -> bool:
+    """A state text, not a decision word or a placeholder ("unchanged", "none")."""
+    return text.strip().strip(".!\"'").casefold() not in _NOT_A_STATE
+
+
 def _non_blank(value: FirstState) -> None:
-    if not value.text.strip():
-        raise ValueError("text: the state must be described")
+    if not _says_something(value.text):
+        raise ValueError("text: describe the state in words, not a decision or a placeholder")
 
 
 async def sync_behavioral(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, story: str,

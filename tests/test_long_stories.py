@@ -345,3 +345,19 @@ def test_context_reported_by_the_server_is_used_over_real_http(store):
     assert len(kinds(g, "synchronized")) == 3 and not kinds(g, "sync_stalled")
     failed = store.db.execute("SELECT COUNT(*) FROM llm_calls WHERE ok = 0").fetchone()[0]
     assert failed == 0
+
+
+def test_a_decision_word_is_never_written_as_the_state(store):
+    sid = store.add_story(generated_story(300))
+    script = ScriptedMemory(sections=[ADA_STATE])
+
+    def reply(request):
+        if script.kind(request) == "state":  # "refine" with the decision word as its text
+            return json.dumps({"decision": "refine", "text": "Unchanged."})
+        return script(request)
+
+    fake = ScriptedFakeModel(default=reply)
+    g = ground(store, make_llm(fake, store), sid, 250)
+    (bm,) = visible_bookmarks(store, sid, "test", Lineage.of(store, store.story(sid).trunk_id), 300)
+    assert [n.text for n in bm.content.nodes] == ["State after update 1."]
+    assert bm.content.nodes[0].end == 249 and "Unchanged" not in g.text
