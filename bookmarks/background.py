@@ -103,7 +103,8 @@ class Prefetcher:
                 self.store, self.llms["memory"], story_id=scene.story_id,
                 lineage=Lineage.of(self.store, branch_id), position=position,
                 character=character, method=method, budget=budget, window=self.window,
-                state_block=self.state_block, scene_id=scene_id, scene_cast=scene.cast)
+                state_block=self.state_block, scene_id=scene_id, scene_cast=scene.cast,
+                knowledge=scene.settings.get("knowledge", "omniscient"))
 
             try:
                 self.store.commit_memory(grounding.writes, expect_epoch=(branch_id, epoch))

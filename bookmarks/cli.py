@@ -141,11 +141,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                         characters=args.character, points=args.points,
                                         span=args.range, k=args.k, budget=args.budget,
                                         capacity=args.capacity, judge_mode=args.judge,
-                                        run_id=args.resume, on_record=_progress("NAP")))
+                                        knowledge=args.knowledge, run_id=args.resume,
+                                        on_record=_progress("NAP")))
     elif args.eval_command == "mcq":
         run = run_sync(evaluate.run_mcq(store, services.llms, args.story, method=args.method,
                                         budget=args.budget, limit=args.limit, run_id=args.resume,
-                                        on_record=_progress("MCQ")))
+                                        knowledge=args.knowledge, on_record=_progress("MCQ")))
     elif args.eval_command == "sweep":
         rows = run_sync(evaluate.run_sweep(store, services.llms, args.story,
                                            methods=tuple(args.method or ("bookmarks", "eta3")),
@@ -263,6 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--method", default="bookmarks", choices=list(METHODS))
         q.add_argument("--budget", type=int, default=3)
         q.add_argument("--resume", type=int, metavar="RUN", help="continue a stopped run")
+        q.add_argument("--knowledge", choices=("omniscient", "witnessed"), default="omniscient",
+                       help="witnessed: each character's memory holds only what they were "
+                            "present for")
         if name == "nap":
             q.add_argument("--character", action="append")
             q.add_argument("--points", type=int, default=None,

@@ -132,7 +132,7 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
                   method: str = "bookmarks", characters: list[str] | None = None,
                   points: int | None = None, span: tuple[int, int] | None = None, k: int = 1,
                   budget: int = 3, capacity: int | None = None, judge_mode: str = "independent",
-                  run_id: int | None = None, concurrency: int = 4,
+                  run_id: int | None = None, concurrency: int = 4, knowledge: str = "omniscient",
                   on_record: Callable[[dict, int, int], None] | None = None) -> dict:
     """NAP as the paper runs it: every eligible action of the chosen characters (default:
     major) over `span` (first, last action; default the whole story), in story order, with
@@ -144,6 +144,7 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
         raise BookmarksError("The judge mode is 'independent' (five calls) or 'single'.")
     params = {"characters": characters, "points": points, "span": list(span) if span else None,
               "k": k, "budget": budget, "capacity": capacity, "judge": judge_mode,
+              "knowledge": knowledge,
               "protocol": "sample" if points else "every eligible action",
               "setup": run_setup(llms)}
     run = _start(store, "nap", story_id or 0, method, params, run_id)
@@ -192,7 +193,8 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
                                                    lineage=lineage, position=action.index,
                                                    character=action.character, method=method,
                                                    budget=p["budget"], space=run["space"],
-                                                   capacity=p.get("capacity"))
+                                                   capacity=p.get("capacity"),
+                                                   knowledge=p.get("knowledge", "omniscient"))
             except StructuredOutputError as exc:  # the method could not ground: it scores 0
                 save({"point": action.index, "character": action.character,
                       "predictions": [None] * p["k"], "best": 0, "actual": action.text,
@@ -303,9 +305,10 @@ def mcq_messages(*, story: str, character: str, grounding: str, scene: list[Inde
 
 async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = None, *,
                   method: str = "bookmarks", budget: int = 3, limit: int | None = None,
-                  run_id: int | None = None,
+                  run_id: int | None = None, knowledge: str = "omniscient",
                   on_record: Callable[[dict, int, int], None] | None = None) -> dict:
-    run = _start(store, "mcq", story_id or 0, method, {"budget": budget, "limit": limit}, run_id)
+    run = _start(store, "mcq", story_id or 0, method,
+                 {"budget": budget, "limit": limit, "knowledge": knowledge}, run_id)
     story_id, method, p = run["story_id"], run["method"], run["params"]
     story = store.story(story_id)
     questions = store.questions(story_id)[: p["limit"] or None]
@@ -325,7 +328,8 @@ async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = Non
             grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
                                                lineage=lineage, position=q.after + 1,
                                                character=who, method=method, budget=p["budget"],
-                                               space=run["space"], extra_scene=extra)
+                                               space=run["space"], extra_scene=extra,
+                                               knowledge=p.get("knowledge", "omniscient"))
         except StructuredOutputError as exc:  # no grounding: an invalid (wrong) answer
             record = {"qid": q.id, "after": q.after, "character": who, "answer": q.answer,
                       "choice": None, "valid": False, "correct": False,

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from .lineage import IndexedLine, Lineage
 from .memory import Bookmark
+from .presence import Witness
 
 DEFAULT_TOKEN_BUDGET = 1200
 
@@ -32,6 +33,11 @@ class GroundRequest:
     budget: int = 3
     scene_id: int | None = None
     scene_cast: list[str] = field(default_factory=list)  # who is in the scene being played
+    # witnessed knowledge: only lines this filter lets through may reach any prompt
+    witness: Witness | None = None
+
+    def visible(self, lines: list[IndexedLine]) -> list[IndexedLine]:
+        return self.witness.filter(lines) if self.witness else lines
 
 
 @dataclass

@@ -56,7 +56,7 @@ class RICLGrounder:
     async def ground(self, req: GroundRequest) -> Grounding:
         names = {k.casefold() for c in self.store.characters(req.story_id) if c.name == req.character
                  for k in c.keys()} or {req.character.casefold()}
-        prefix = req.lineage.lines(self.store, 1, req.position - 1)
+        prefix = req.visible(req.lineage.lines(self.store, 1, req.position - 1))
         pairs = [(n, ln) for n, ln in enumerate(prefix) if ln.character.casefold() in names
                  and n < len(prefix) - len(req.scene)]  # not the current scene itself
         docs = [" ".join(x.text for x in prefix[max(0, n - 3):n]) for n, _ in pairs]
@@ -145,7 +145,7 @@ class ETAGrounder:
             return
         llm = self.memory.metered()
         content: ProfileContent = bm.content.model_copy(deep=True)  # type: ignore[assignment]
-        suffix = req.lineage.lines(self.store, bm.p + 1, p_new)
+        suffix = req.visible(req.lineage.lines(self.store, bm.p + 1, p_new))
         keys = [k for c in self.store.characters(req.story_id) if c.name == req.character
                 for k in c.keys()] or [req.character]
         pattern = mention_pattern(keys)

@@ -121,7 +121,13 @@ class BookmarksGrounder:
         first = self.store.first_appearances(req.story_id)
         present = {ln.character for ln in req.scene} | set(req.scene_cast) | {req.character}
         limit = min(req.position - 1, req.lineage.cutoffs[req.lineage.trunk_id])
-        known = [c.name for c in cast if first.get(c.name, limit + 1) <= limit or c.name in present]
+        if req.witness is not None:  # only those this character has met
+            met = {who for idx, who, _ in self.store.action_tuples(req.story_id, 1, limit)
+                   if req.witness.sees(idx)}
+            known = [c.name for c in cast if c.name in met or c.name in present]
+        else:
+            known = [c.name for c in cast
+                     if first.get(c.name, limit + 1) <= limit or c.name in present]
         proposals = await llm.structured(
             prompts.propose(title=req.story_title, cast=known,
                             types=tuple(t for t in BOOKMARK_TYPES
@@ -177,7 +183,8 @@ class BookmarksGrounder:
                 deferred = SyncResult(bm.content, bm.p, bm.p, 0)
                 deferred.events.append({"kind": "sync_deferred", "p": bm.p, "behind": p_new - bm.p})
                 return deferred
-            suffix = req.lineage.lines(self.store, bm.p + 1, p_new) if p_new > bm.p else []
+            suffix = req.visible(req.lineage.lines(self.store, bm.p + 1, p_new)) \
+                if p_new > bm.p else []
             kw = {"llm": llm, "story": req.story_title, "p_new": max(p_new, bm.p), "costs": self.costs}
             keys = _keys(bm.subject, cast)
             if bm.type == "concept":
@@ -186,7 +193,8 @@ class BookmarksGrounder:
             if bm.type == "state":
                 return await sync_state(bm, suffix, block=self.options.sync.state_block, **kw)
             before = req.lineage.count_by(self.store, keys, p_new) if suffix else 0
-            preceding = req.lineage.lines(self.store, max(1, bm.p - 1), bm.p) if suffix else []
+            preceding = req.visible(req.lineage.lines(self.store, max(1, bm.p - 8), bm.p)) \
+                if suffix else []
             return await sync_behavioral(bm, suffix, subject_keys={k.casefold() for k in keys},
                                          subject_actions_before=before, preceding=preceding,
                                          options=self.options.sync, **kw)

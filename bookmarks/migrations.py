@@ -177,3 +177,12 @@ def m004_branch_epochs(db: Database) -> None:
 def m005_turn_edits(db: Database) -> None:
     # edited_at: when a writer last changed the line (shown as "edited")
     db["turns"].add_column("edited_at", str)
+
+
+@migrations()
+def m006_presence(db: Database) -> None:
+    # who could perceive the trunk's actions: runs of action indices per character
+    # (derived at import from the storyline, editable by the writer)
+    db["presence"].create({"story_id": int, "character": str, "first": int, "last": int},
+                          foreign_keys=[("story_id", "stories", "id")])
+    db["presence"].create_index(["story_id", "character", "first"])

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from .actor import Line, act
-from .errors import NotFoundError
+from .errors import BookmarksError, NotFoundError
 from .grounding import Grounding, GroundRequest
 from .lineage import IndexedLine, Lineage
 from .llm import LLM, scene_scope
 from .method_bookmarks import BookmarksOptions
 from .methods import make_grounder
+from .presence import Witness
 from .progress import watch
 from .store import SceneInfo, Store, Turn
 from .story import NARRATION
@@ -52,6 +53,10 @@ def add_user_turn(store: Store, scene_id: int, character: str, text: str) -> Tur
     return store.add_turn(scene_id, character=name, text=text[:2000], source="user")
 
 
+OMNISCIENT, WITNESSED = "omniscient", "witnessed"
+KNOWLEDGE_MODES = (OMNISCIENT, WITNESSED)
+
+
 @dataclass
 class Prepared:
     """Grounding made ahead of a step (branch, position, character, method, budget, epoch),
@@ -69,11 +74,28 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
                     scene_id: int | None = None, capacity: int | None = None,
                     extra_scene: list[IndexedLine] | None = None,
                     scene_cast: list[str] | None = None, max_read: int = 0,
+                    knowledge: str = OMNISCIENT,
                     ) -> tuple[Grounding, list[IndexedLine]]:
     """Ground the prediction of action `position` by `character` on a lineage.
-    `extra_scene` lines (e.g. a question) are shown to the grounder after the scene."""
+    `extra_scene` lines (e.g. a question) are shown to the grounder after the scene.
+
+    `knowledge="witnessed"`: only what `character` could perceive reaches the grounding —
+    the scene window, every synchronization and every prompt see only the actions they
+    were present for (see presence.py); their memory is their own (space `…@character`:
+    the knower is part of a bookmark's identity)."""
+    if knowledge not in KNOWLEDGE_MODES:
+        raise BookmarksError(f"Knowledge mode is one of {', '.join(KNOWLEDGE_MODES)}, "
+                             f"not {knowledge!r}.")
     story = store.story(story_id)
-    scene = lineage.lines(store, max(1, position - window), position - 1)
+    witness = None
+    if knowledge == WITNESSED:
+        witness = Witness(character, store.presence(story_id).get(character, []),
+                          lineage.cutoffs[lineage.trunk_id], scene_cast or [])
+        space = f"{space}@{character}"
+        scene = witness.filter(lineage.lines(store, max(1, position - 8 * window),
+                                             position - 1))[-window:]
+    else:
+        scene = lineage.lines(store, max(1, position - window), position - 1)
     cast = [c.name for c in store.characters(story_id)]
     grounder = make_grounder(method, store, memory, budget=budget, capacity=capacity,
                              options=BookmarksOptions(sync=SyncOptions(state_block=state_block),
@@ -82,8 +104,12 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
                         position=position, character=character,
                         scene=scene + list(extra_scene or []), cast=cast,
                         space=space, budget=budget, scene_id=scene_id,
-                        scene_cast=list(scene_cast or []))
-    return await grounder.ground(req), scene
+                        scene_cast=list(scene_cast or []), witness=witness)
+    grounding = await grounder.ground(req)
+    if witness is not None:
+        grounding.events.insert(0, {"kind": "knowledge", "mode": WITNESSED, "knower": character,
+                                    "unseen": witness.unseen(1, position - 1)})
+    return grounding, scene
 
 
 async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, character: str, *,
@@ -117,7 +143,8 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
                                            lineage=lineage, position=position, character=name,
                                            method=method, budget=budget, window=window,
                                            state_block=state_block, scene_id=scene_id,
-                                           scene_cast=scene.cast, max_read=max_read)
+                                           scene_cast=scene.cast, max_read=max_read,
+                                           knowledge=scene.settings.get("knowledge", OMNISCIENT))
     others = [c.name for c in store.characters(scene.story_id) if c.name != name]
     result = await act(llms["actor"], story_title=story.title, character=name,
                        scene=[Line(x.character, x.text) for x in lines],

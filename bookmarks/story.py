@@ -36,6 +36,9 @@ class Action(BaseModel):
     character: str = Field(min_length=1)
     text: str = Field(min_length=1)
     chapter: str | None = None
+    # who could perceive it, where the source says (e.g. a JSONL "present" field);
+    # otherwise derived from the storyline (see presence.py)
+    present: list[str] | None = None
 
 
 class Question(BaseModel):

@@ -35,6 +35,9 @@ class StoriesStore(StoreBase):
             )
             db["branches"].insert({"story_id": story_id, "parent_id": None, "fork_point": 0,
                                    "name": "trunk", "created_at": now()})
+            from ..presence import derive, to_ranges
+
+            self._write_presence(story_id, to_ranges(derive(story.actions, story.characters)))
         return story_id
 
     def list_stories(self) -> list[StoryInfo]:
@@ -69,6 +72,52 @@ class StoriesStore(StoreBase):
             for r in self._rows("SELECT * FROM characters WHERE story_id = ? ORDER BY id",
                                 [story_id])
         ]
+
+    # -- presence: who could perceive each action ---------------------------------------
+    def presence(self, story_id: int) -> dict[str, list[tuple[int, int]]]:
+        """Per character, the runs of trunk actions they were present for (derived on
+        first use for stories imported before presence existed)."""
+        rows = self._rows("SELECT character, first, last FROM presence WHERE story_id = ? "
+                          "ORDER BY character, first", [story_id])
+        if not rows and self.story(story_id).n_actions:
+            self.derive_presence(story_id)
+            rows = self._rows("SELECT character, first, last FROM presence WHERE story_id = ? "
+                              "ORDER BY character, first", [story_id])
+        out: dict[str, list[tuple[int, int]]] = {}
+        for r in rows:
+            out.setdefault(r["character"], []).append((r["first"], r["last"]))
+        return out
+
+    def derive_presence(self, story_id: int, given: dict[int, list[str]] | None = None) -> None:
+        from ..presence import derive, to_ranges
+
+        actions = self.actions(story_id)
+        if given:
+            actions = [a.model_copy(update={"present": given.get(a.index)}) for a in actions]
+        self._write_presence(story_id, to_ranges(derive(actions, self.characters(story_id))))
+
+    def _write_presence(self, story_id: int, ranges: dict[str, list[tuple[int, int]]]) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM presence WHERE story_id = ?", [story_id])
+            db["presence"].insert_all(
+                {"story_id": story_id, "character": name, "first": a, "last": b}
+                for name, runs in ranges.items() for a, b in runs)
+
+    def mark_presence(self, story_id: int, character: str, first: int, last: int,
+                      present: bool) -> None:
+        """A writer's correction: `character` present (or not) for actions first..last.
+        Memory of witnessed knowledge that read those actions is dropped (see
+        `witnessed_space`), so it is synchronized again with the new presence."""
+        from ..presence import set_range
+
+        ranges = self.presence(story_id)
+        ranges[character] = set_range(ranges.get(character, []), first, last, present)
+        with self.transaction() as db:
+            self._write_presence(story_id, {k: v for k, v in ranges.items() if v})
+            db.execute(
+                "DELETE FROM bookmark_versions WHERE p >= ? AND bookmark_id IN (SELECT id FROM "
+                "bookmarks WHERE story_id = ? AND space LIKE ?)",
+                [first, story_id, f"%@{character}"])
 
     def first_appearances(self, story_id: int) -> dict[str, int]:
         """Each character's first action on the story's storyline (index)."""
@@ -138,7 +187,7 @@ class StoriesStore(StoreBase):
             db.execute("UPDATE actions SET character = ? WHERE story_id = ? AND character = ?",
                        [keep, story_id, merge])
             db["characters"].delete(rows[merge]["id"])
-
+            self.derive_presence(story_id)  # names and speakers changed
     def delete_story(self, story_id: int) -> None:
         self.story(story_id)
         with self.transaction() as db:
@@ -154,6 +203,7 @@ class StoriesStore(StoreBase):
                 "UPDATE branches SET parent_id = NULL WHERE story_id = ?",
                 "DELETE FROM branches WHERE story_id = ?",
                 "DELETE FROM questions WHERE story_id = ?",
+                "DELETE FROM presence WHERE story_id = ?",
                 "DELETE FROM actions WHERE story_id = ?",
                 "DELETE FROM characters WHERE story_id = ?",
                 "DELETE FROM stories WHERE id = ?",

@@ -1,0 +1,535 @@
+"""Project Gutenberg plain text → actions, for plays and for novels.
+
+Everything outside the `*** START OF THE PROJECT GUTENBERG EBOOK … ***` and `*** END OF …
+***` lines (the header and the licence) is dropped; the header's `Title:` and `Author:`
+give the story's title and author. Front matter (title page, "Produced by", contents) is
+whatever comes before the first heading that is followed by the story itself.
+
+Plays: `NAME.` / `NAME:` / a name alone above its speech, or `NAME. Speech` on one line (a
+name in Title case only when the persons list or the text confirms it); a speech runs to
+the next blank line, cue or standalone direction, wrapped lines rejoined, inline
+`[directions]` kept. A joint speaker (`GWENDOLEN and CECILY.`) gives the speech to the
+first, marked `[together with Cecily]`. Bracketed, `_italic_` or deeply indented lines and
+paragraphs without a speaker are narration. `ACT I`, `FIRST ACT`, `SCENE 2`, `Scene II.`
+are chapters ("Act I, Scene 2"). The persons list (DRAMATIS PERSONAE, THE PERSONS OF THE
+PLAY, CHARACTERS, CAST) names the cast: a speaker label that abbreviates a listed name
+(`HAM.`, `Lady B.`, `Chasuble`) becomes that person, the label kept as an alias. Listed
+persons who never speak are left out.
+
+Novels: `CHAPTER I` (with the title line after it), `BOOK`/`PART`/`VOLUME` headings are
+chapters; paragraphs go to `prose.attribute_dialogue`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .errors import StoryFormatError
+from .prose import Draft, attribute_dialogue
+from .story import NARRATION
+
+_START = re.compile(r"^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK\b", re.I)
+_END = re.compile(r"^\s*\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK\b", re.I)
+_BOILER_BLOCK = re.compile(r"^\s*(?:produced by|e-?text prepared by|transcribed by|transcriber'?s note|"
+                           r"end of (?:the )?project gutenberg)", re.I)
+_SKIP_BLOCK = re.compile(r"^\s*(?:\[(?:illustration|footnote)\b.*|(?:the end|finis)\.?|[*\s.]+)$", re.I)
+_NUMBER = (r"[IVXLCDM]+|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+           r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final")
+_ORDINAL = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final"
+_UNIT = rf"(?:(?:act|scene)\s+(?:the\s+)?(?:{_NUMBER})|(?:{_ORDINAL})\s+(?:act|scene))\b"
+_PLAY_HEAD = re.compile(rf"^(?P<head>{_UNIT}(?:\s*[.,:;]?\s*{_UNIT})?)(?:\s*[.:;,—–-]+\s*(?P<rest>.*)|\s*)$",
+                        re.I)
+_NOVEL_HEAD = re.compile(rf"^(?P<head>(?:chapter|book|part|volume)\s+(?:the\s+)?(?:{_NUMBER}))\b"
+                         r"\s*[.:—–-]*\s*(?P<rest>.*)$", re.I)
+_PERSONS = re.compile(r"^\s*(?:dramatis\s+person(?:ae|æ)|(?:the\s+)?persons\s+(?:of\s+the\s+"
+                      r"(?:play|drama|comedy|tragedy)|represented|in\s+the\s+play)|(?:the\s+)?"
+                      r"characters(?:\s+(?:of|in)\s+the\s+play)?|(?:the\s+)?cast(?:\s+of\s+characters)?)"
+                      r"\s*[.:]?\s*$", re.I)
+_LIST_END = re.compile(r"^(?:the\s+)?(?:scenes?|time|place|setting)\b", re.I)
+_DROP_LINE = re.compile(r"^(?:(?:the\s+)?end(?:\s+of\s+.*)?|finis|scene|the\s+scene)\s*[.:]?$", re.I)
+_STAGE_WORD = re.compile(r"^(?:enter|re-enter|exit|exeunt|manet|manent|flourish|alarum)\b", re.I)
+_RESERVED = frozenset("act scene scenes chapter book part volume enter exit exeunt re-enter manet manent "
+                      "end finis curtain time place note notes setting contents dramatis persons "
+                      "characters cast illustration produced".split())
+_JOINT = re.compile(r"\s*,\s*|\s+(?:and|AND|&)\s+")
+_WORD = re.compile(r"^(?:[A-Z][A-Z'’\-]*\.?|[A-Z][a-z'’\-]+\.?|[A-Z]\.|Mc[A-Z][a-z]+\.?|of|de|la|le)$")
+_ROMAN = re.compile(r"^[IVXLCDM]+$", re.I)
+
+
+def _normalize(name: str) -> str:
+    from .importers import normalize_name  # the importers module imports this one
+
+    return normalize_name(name)
+
+
+# --- Boilerplate ---------------------------------------------------------------------------
+
+
+def is_gutenberg(lines: list[str]) -> bool:
+    return any(_START.match(ln) or _END.match(ln) for ln in lines)
+
+
+def strip_boilerplate(lines: list[str], file: str) -> tuple[list[str], dict[str, str]]:
+    """The body with header, licence and "Produced by" blanked out (line numbers stay), and
+    the header's title and author."""
+    start = next((i for i, ln in enumerate(lines) if _START.match(ln)), None)
+    end = next((i for i, ln in enumerate(lines) if _END.match(ln) and i > (start or -1)), None)
+    info: dict[str, str] = {}
+    if start is None and end is None:
+        body = list(lines)
+    elif start is None:
+        raise StoryFormatError(
+            "this Project Gutenberg text has an END marker but no `*** START OF THE PROJECT "
+            "GUTENBERG EBOOK … ***` line before it; download the file again, or delete the END "
+            "line to import the text as it is.", file=file, line=end + 1)
+    elif end is None:
+        raise StoryFormatError(
+            "the `*** START OF THE PROJECT GUTENBERG EBOOK … ***` line has no matching `*** END OF "
+            "THE PROJECT GUTENBERG EBOOK … ***` line, so the file looks cut short; download it "
+            "again, or delete the START line to import the text as it is.", file=file, line=start + 1)
+    else:
+        body = [""] * (start + 1) + lines[start + 1:end] + [""] * (len(lines) - end)
+        info = _header(lines[:start])
+    for first, block in _blocks(body):
+        if _BOILER_BLOCK.match(block[0]):
+            body[first:first + len(block)] = [""] * len(block)
+    if not any(ln.strip() for ln in body):
+        where = f" between the START (line {start + 1}) and END (line {end + 1}) markers" if end else ""
+        raise StoryFormatError(f"there is no story text{where}.", file=file,
+                               line=None if start is None else start + 1)
+    return body, info
+
+
+def _header(header: list[str]) -> dict[str, str]:
+    info = {}
+    for line in header:
+        if m := re.match(r"^\s*(Title|Author)\s*:\s*(\S.*)$", line):
+            info.setdefault(m.group(1).lower(), " ".join(m.group(2).split())[:200])
+    return info
+
+
+def _blocks(lines: list[str], start: int = 0) -> list[tuple[int, list[str]]]:
+    """Runs of non-blank lines: (0-based index of the first line, the lines)."""
+    out: list[tuple[int, list[str]]] = []
+    for i in range(start, len(lines)):
+        if not lines[i].strip():
+            continue
+        if out and out[-1][0] + len(out[-1][1]) == i:
+            out[-1][1].append(lines[i])
+        else:
+            out.append((i, [lines[i]]))
+    return out
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _label(text: str, keep_numbers: bool = True) -> str:
+    """`CHAPTER IV` → `Chapter IV`, `FIRST ACT` → `First Act`, `THE GIRL'S HAT` → `The Girl's Hat`."""
+    words = []
+    for word in text.split():
+        if keep_numbers and _ROMAN.match(word.strip(".")) and len(words) == 1:
+            words.append(word.upper())
+        elif word.isupper() or word.islower() and len(words) == 0:
+            words.append(word[:1].upper() + word[1:].lower())
+        else:
+            words.append(word)
+    return " ".join(words).strip(" .:")
+
+
+# --- Play or novel -------------------------------------------------------------------------
+
+
+def gutenberg_kind(lines: list[str]) -> str:
+    """"gutenberg-play" when speaker cues make up the text, else "gutenberg-novel"."""
+    try:
+        body, _ = strip_boilerplate(lines, "")
+    except StoryFormatError:
+        body = lines
+    cast = Cast(persons_list(body)[0])
+    known = _known_labels(body, cast)
+    nonblank = sum(1 for ln in body if ln.strip())
+    cues = sum(1 for i, ln in enumerate(body) if _cue(ln.strip(), cast, known, True, True)
+               and (i == 0 or not body[i - 1].strip() or ln.strip()[-1:] in ".:"))
+    return "gutenberg-play" if cues >= 3 and cues >= 0.1 * nonblank else "gutenberg-novel"
+
+
+# --- The cast of a play --------------------------------------------------------------------
+
+
+def persons_list(body: list[str]) -> tuple[list[str], int]:
+    """The names in the list of persons, and the index of the line after the list."""
+    begin = next((i for i, ln in enumerate(body) if _PERSONS.match(ln)), None)
+    if begin is None:
+        return [], 0
+    names: list[str] = []
+    blanks, base, i = 0, None, begin + 1
+    while i < len(body):
+        raw, line = body[i], body[i].strip()
+        if not line:
+            blanks += 1
+            if blanks >= 2 and names:
+                break
+        elif _PLAY_HEAD.match(line) or _LIST_END.match(line):
+            break
+        else:
+            blanks = 0
+            base = _indent(raw) if base is None else base
+            if _indent(raw) <= base + 1 and line[0].isupper() and (name := _person_name(line)):
+                names.append(name)
+        i += 1
+    return names, i
+
+
+def _person_name(entry: str) -> str | None:
+    """`JOHN WORTHING, J.P.` → `John Worthing`; `Rev. Canon Chasuble, D.D.` → `Rev. Canon Chasuble`."""
+    head = re.split(r"\s*(?:[,;(:]|\s[—–-]+\s|\s--\s)", entry, maxsplit=1)[0].split()
+    if head and head[0].strip(".").isupper() and len(head[0].strip(".")) >= 2:
+        head = [w for w in _take_while(head, lambda w: w.isupper() or w in ("of", "de", "la"))]
+    else:
+        head = _take_while(head, lambda w: w[:1].isupper() or w in ("of", "de", "la"))
+    name = _normalize(" ".join(head[:5]))
+    return name if len(name) >= 2 else None
+
+
+def _take_while(words: list[str], keep) -> list[str]:
+    out = []
+    for word in words:
+        if not keep(word):
+            break
+        out.append(word)
+    return out
+
+
+def _tokens(name: str) -> list[str]:
+    return [w.strip(".,").casefold() for w in name.split() if w.strip(".,")]
+
+
+@dataclass
+class Cast:
+    """The persons of the play, and which person each speaker label names."""
+
+    persons: list[str]
+    aliases: dict[str, set[str]] = field(default_factory=dict)
+
+    def match(self, label: str) -> str | None:
+        """The listed person a label names: the full name, or an abbreviation of its words
+        in order (`Ham` → Hamlet, `Lady B` → Lady Bracknell); None when none or several."""
+        said = _tokens(label)
+        if not said or len(said[0]) < 2:
+            return None
+        best: list[tuple[int, str]] = []
+        for person in self.persons:
+            score = _abbreviates(said, _tokens(person))
+            if score is not None:
+                best.append((score, person))
+        best.sort(reverse=True)
+        if best and (len(best) == 1 or best[0][0] > best[1][0]):
+            return best[0][1]
+        return None
+
+    def resolve(self, label: str) -> str:
+        name = _normalize(label)
+        person = self.match(name)
+        if person and person != name:
+            self.aliases.setdefault(person, set()).add(name)
+        return person or name
+
+
+def _abbreviates(said: list[str], full: list[str]) -> int | None:
+    """How many of `said` equal a word of `full` when each is a prefix of the next unused
+    word of `full`, in order; None when they do not fit."""
+    exact, k = 0, 0
+    for word in said:
+        while k < len(full) and not full[k].startswith(word):
+            k += 1
+        if k == len(full):
+            return None
+        exact += word == full[k]
+        k += 1
+    return exact
+
+
+# --- Speaker cues --------------------------------------------------------------------------
+
+
+@dataclass
+class Cue:
+    names: list[str]
+    speech: str
+
+
+def _valid_label(label: str, cast: Cast, known: set[str], strict: bool) -> bool:
+    words = label.split()
+    if not 1 <= len(words) <= 4 or not all(_WORD.match(w) for w in words):
+        return False
+    if label.casefold().strip(". ") in known or cast.match(label):
+        return True
+    letters = [c for c in label if c.isalpha()]
+    upper = len(letters) >= 2 and all(c.isupper() for c in letters)
+    return upper and not strict and words[0].strip(".").casefold() not in _RESERVED
+
+
+def _cue(line: str, cast: Cast, known: set[str], at_start: bool, more: bool) -> Cue | None:
+    """A speaker cue at the start of `line`: the longest label before `.`/`:` (or the whole
+    line when it is only a name and more lines follow) whose every joint part is a valid
+    name; Title-case names and cues inside a paragraph only when known."""
+    if not line or len(line) > 2000:
+        return None
+    best: Cue | None = None
+    for m in re.finditer(r"[.:\[(]|$", line[:64]):
+        label, sep = line[:m.start()].strip(), m.group()
+        rest = line[m.start():] if sep in "[(" else line[m.end():]
+        if not label or (sep in ".:" and rest[:1] not in ("", " ", "\t")):
+            continue
+        if sep in "[(":
+            rest = re.sub(r"^(\[[^\]]*\]|\([^)]*\))\s*[.:]", r"\1", rest)
+        if not rest.strip() and not more:
+            continue
+        parts = [p for p in _JOINT.split(label) if p]
+        if parts and all(_valid_label(p, cast, known, strict=not at_start) for p in parts):
+            best = Cue(parts, rest.strip())
+    return best
+
+
+def _known_labels(body: list[str], cast: Cast) -> set[str]:
+    """Speaker labels the text confirms: a capitalised label used as a cue at least twice,
+    a Title-case one at least three times (persons-list names are known anyway)."""
+    counts: dict[str, int] = {}
+    for i, raw in enumerate(body):
+        line = raw.strip()
+        m = re.match(r"^([A-Z][\w'’\-. ]{0,40}?)\s*[.:](?:\s+\S|\s*$)", line)
+        if not m or (i and body[i - 1].strip() and not line.isupper()):
+            continue
+        key = m.group(1).casefold().strip(". ")
+        if m.group(1).split()[0].strip(".").casefold() not in _RESERVED:
+            counts[key] = counts.get(key, 0) + 1
+    return {k for k, n in counts.items() if n >= (2 if k.upper() == k or k.isupper() else 3)
+            and all(_WORD.match(w) for w in k.split()) is not None}
+
+
+# --- Plays ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _PlayWriter:
+    cast: Cast
+    drafts: list[Draft] = field(default_factory=list)
+    act: str | None = None
+    scene: str | None = None
+    speaker: list[str] | None = None
+    speech: list[str] = field(default_factory=list)
+    speech_line: int = 0
+    narration: list[str] = field(default_factory=list)
+    narration_line: int = 0
+    indent: int = 0
+
+    @property
+    def chapter(self) -> str | None:
+        return ", ".join(p for p in (self.act, self.scene) if p) or None
+
+    def flush(self, end_speech: bool = False) -> None:
+        if self.narration:
+            self.drafts.append(Draft(self.narration_line, NARRATION, " ".join(self.narration),
+                                     self.chapter))
+            self.narration = []
+        if self.speech and self.speaker:
+            first, *others = self.speaker
+            text = " ".join(self.speech)
+            if others:
+                text = f"[together with {' and '.join(others)}] {text}"
+            self.drafts.append(Draft(self.speech_line, first, text, self.chapter))
+            self.speech = []
+        if end_speech:
+            self.speaker = None
+
+    def heading(self, head: str, rest: str, line: int) -> None:
+        self.flush(end_speech=True)
+        units = re.findall(_UNIT, head, re.I)
+        for unit in units:
+            if re.search(r"\bact\b", unit, re.I):
+                self.act, self.scene = _label(unit), None
+            else:
+                self.scene = _label(unit)
+        if rest:
+            self.text(rest, line)
+
+    def cue(self, cue: Cue, line: int, indent: int) -> None:
+        self.flush()
+        self.speaker = [self.cast.resolve(n) for n in cue.names]
+        self.speech_line, self.indent = line, indent
+        if cue.speech:
+            self.speech.append(cue.speech)
+
+    def direction(self, text: str, line: int) -> None:
+        self.flush()
+        self.drafts.append(Draft(line, NARRATION, text, self.chapter))
+
+    def text(self, text: str, line: int) -> None:
+        if self.speaker:
+            if not self.speech:
+                self.speech_line = line
+            self.speech.append(text)
+        else:
+            if not self.narration:
+                self.narration_line = line
+            self.narration.append(text)
+
+
+def _standalone(lines: list[str], i: int) -> tuple[int, str] | None:
+    """A direction that starts line i and fills whole lines (`[Exit.]`, `(Aside)`,
+    `_Enter Lane._`): the index of its last line and its text without the brackets."""
+    text = "\n".join(s.strip() for s in lines[i:])
+    opener = text[:1]
+    closer = {"[": "]", "(": ")", "_": "_"}.get(opener)
+    if closer is None:
+        return None
+    depth, k = 0, 0
+    for k, ch in enumerate(text):
+        if ch == opener and opener != "_" or (opener == "_" and k == 0):
+            depth += 1
+        elif ch == closer:
+            depth -= 1
+            if depth == 0:
+                break
+    else:
+        return None
+    tail_end = text.find("\n", k)
+    tail = text[k + 1:] if tail_end < 0 else text[k + 1:tail_end]
+    if tail.strip(" .,;") or depth:
+        return None
+    inner = " ".join(text[1:k].split())
+    return i + text[:k].count("\n"), inner
+
+
+def play_start(body: list[str], after: int, cast: Cast, known: set[str]) -> int:
+    """Where the play itself begins: the act (or scene) heading above the first confirmed
+    speech after the persons list, or the directions right before that speech."""
+    act = scene = None
+    blocks = _blocks(body, after)
+    for n, (first, block) in enumerate(blocks):
+        for k, raw in enumerate(block):
+            line = raw.strip()
+            if _PLAY_HEAD.match(line):
+                if re.match(r"^(?:act\b|\w+\s+act\b)", line, re.I):
+                    act, scene = first + k, None
+                else:
+                    scene = first + k
+                continue
+            cue = _cue(line, cast, known, k == 0, k + 1 < len(block))
+            if cue and all(p.casefold().strip(". ") in known or cast.match(p) for p in cue.names):
+                if act is not None or scene is not None:
+                    return min(i for i in (act, scene) if i is not None)
+                start = first
+                for prev_first, prev in reversed(blocks[:n]):
+                    if _standalone(prev, 0) is None and not _STAGE_WORD.match(prev[0].strip()):
+                        break
+                    start = prev_first
+                return start
+    return after
+
+
+def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict]:
+    body, info = strip_boilerplate(lines, file)
+    persons, after = persons_list(body)
+    cast = Cast(persons)
+    known = _known_labels(body, cast)
+    writer = _PlayWriter(cast)
+    for first, block in _blocks(body, play_start(body, after, cast, known)):
+        writer.flush(end_speech=True)
+        i = 0
+        while i < len(block):
+            raw, line, number = block[i], block[i].strip(), first + i + 1
+            if (m := _PLAY_HEAD.match(line)) and len(line) < 120:
+                writer.heading(m.group("head"), (m.group("rest") or "").strip(), number)
+            elif _DROP_LINE.match(line):
+                pass
+            elif found := _standalone(block, i):
+                i, inner = found
+                if inner and not re.match(r"(?:illustration|footnote)\b", inner, re.I):
+                    writer.direction(inner, number)
+            elif writer.speaker and _indent(raw) >= writer.indent + 8 and _STAGE_WORD.match(line):
+                writer.direction(line, number)
+            elif cue := _cue(line, cast, known, i == 0, i + 1 < len(block)):
+                writer.cue(cue, number, _indent(raw))
+            else:
+                writer.text(line, number)
+            i += 1
+    writer.flush(end_speech=True)
+    aliases = {name: sorted(labels) for name, labels in cast.aliases.items()}
+    return writer.drafts, {**info, "aliases": aliases}
+
+
+# --- Novels --------------------------------------------------------------------------------
+
+
+def _novel_heading(block: list[str]) -> re.Match | None:
+    line = block[0].strip()
+    m = _NOVEL_HEAD.match(line)
+    if not m or len(line) > 80 or len(block) > 3:
+        return None
+    rest = m.group("rest")
+    return m if not rest or (rest[:1].isupper() or not rest[:1].isalpha()) and rest[-1:] not in ",;" else None
+
+
+def _is_prose(block: list[str]) -> bool:
+    text = " ".join(s.strip() for s in block)
+    return len(block) >= 2 or len(text) >= 60 or any(q in text for q in "\"“‘")
+
+
+def _is_title(block: list[str]) -> bool:
+    text = block[0].strip()
+    return (len(block) == 1 and len(text) <= 60 and not any(q in text for q in "\"“‘")
+            and (text.isupper() or text[-1:] not in ".!?"))
+
+
+def novel_paragraphs(body: list[str]) -> list[tuple[int, str, str | None]]:
+    """(line, paragraph, chapter) from the first real heading (one followed by prose before
+    the next heading: contents lists are not) or, without one, from the first prose."""
+    blocks = _blocks(body)
+    heads = [n for n, (_, b) in enumerate(blocks) if _novel_heading(b)]
+    start = None
+    for k, n in enumerate(heads):
+        stop = heads[k + 1] if k + 1 < len(heads) else len(blocks)
+        if any(_is_prose(b) for _, b in blocks[n + 1:stop]):
+            start = n
+            while start > 0 and heads and start - 1 in heads and not _is_prose(blocks[start - 1][1]):
+                start -= 1  # a BOOK/PART heading right above the chapter
+            break
+    if start is None:
+        start = next((n for n, (_, b) in enumerate(blocks) if _is_prose(b)), len(blocks))
+    out: list[tuple[int, str, str | None]] = []
+    level1 = chapter = None
+    expect_title = False
+    for first, block in blocks[start:]:
+        if m := _novel_heading(block):
+            head = _label(m.group("head"))
+            title = " ".join([m.group("rest"), *(s.strip() for s in block[1:])]).strip(" .:")
+            if re.match(r"(?:book|part|volume)\b", head, re.I):
+                level1, chapter = head + (f": {_label(title, False)}" if title else ""), None
+            else:
+                chapter = head + (f": {_label(title, False)}" if title else "")
+            expect_title = not title
+            continue
+        if expect_title and _is_title(block):
+            title = _label(block[0].strip(), False)
+            if chapter:
+                chapter = f"{chapter}: {title}"
+            else:
+                level1 = f"{level1}: {title}"
+            expect_title = False
+            continue
+        expect_title = False
+        if _SKIP_BLOCK.match(" ".join(block)):
+            continue
+        label = ", ".join(p for p in (level1, chapter) if p) or None
+        out.append((first + 1, " ".join(s.strip() for s in block), label))
+    return out
+
+
+def parse_gutenberg_novel(lines: list[str], file: str) -> tuple[list[Draft], dict]:
+    body, info = strip_boilerplate(lines, file)
+    drafts, aliases = attribute_dialogue(novel_paragraphs(body))
+    return drafts, {**info, "aliases": aliases}
