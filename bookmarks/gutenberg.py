@@ -34,7 +34,7 @@ _END = re.compile(r"^\s*\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK\b"
 _BOILER_BLOCK = re.compile(r"^\s*(?:produced by|e-?text prepared by|transcribed by|transcriber'?s note|"
                            r"end of (?:the )?project gutenberg)", re.I)
 _SKIP_BLOCK = re.compile(r"^\s*(?:\[(?:illustration|footnote)\b.*|(?:the end|finis)\.?|[*\s.]+)$", re.I)
-_NUMBER = (r"[IVXLCDM]+|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+_NUMBER = (r"(?-i:[IVXLCDM]+|[ivx]+)|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
            r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final")
 _ORDINAL = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final"
 _UNIT = rf"(?:(?:act|scene)\s+(?:the\s+)?(?:{_NUMBER})|(?:{_ORDINAL})\s+(?:act|scene))\b"
@@ -47,7 +47,8 @@ _PERSONS = re.compile(r"^\s*(?:dramatis\s+person(?:ae|æ)|(?:the\s+)?persons\s+(
                       r"characters(?:\s+(?:of|in)\s+the\s+play)?|(?:the\s+)?cast(?:\s+of\s+characters)?)"
                       r"\s*[.:]?\s*$", re.I)
 _LIST_END = re.compile(r"^(?:the\s+)?(?:scenes?|time|place|setting)\b", re.I)
-_DROP_LINE = re.compile(r"^(?:(?:the\s+)?end(?:\s+of\s+.*)?|finis|scene|the\s+scene)\s*[.:]?$", re.I)
+_DROP_LINE = re.compile(r"^(?:(?:the\s+)?end(?:\s+of\s+(?:the\s+)?(?:act|scene|play|part)\b.*)?|finis|"
+                        r"scene|the\s+scene)\s*[.:]?$", re.I)
 _STAGE_WORD = re.compile(r"^(?:enter|re-enter|exit|exeunt|manet|manent|flourish|alarum)\b", re.I)
 _RESERVED = frozenset("act scene scenes chapter book part volume enter exit exeunt re-enter manet manent "
                       "end finis curtain time place note notes setting contents dramatis persons "
@@ -74,7 +75,8 @@ def strip_boilerplate(lines: list[str], file: str) -> tuple[list[str], dict[str,
     """The body with header, licence and "Produced by" blanked out (line numbers stay), and
     the header's title and author."""
     start = next((i for i, ln in enumerate(lines) if _START.match(ln)), None)
-    end = next((i for i, ln in enumerate(lines) if _END.match(ln) and i > (start or -1)), None)
+    after = -1 if start is None else start
+    end = next((i for i, ln in enumerate(lines) if i > after and _END.match(ln)), None)
     info: dict[str, str] = {}
     if start is None and end is None:
         body = list(lines)
@@ -95,9 +97,10 @@ def strip_boilerplate(lines: list[str], file: str) -> tuple[list[str], dict[str,
         if _BOILER_BLOCK.match(block[0]):
             body[first:first + len(block)] = [""] * len(block)
     if not any(ln.strip() for ln in body):
-        where = f" between the START (line {start + 1}) and END (line {end + 1}) markers" if end else ""
-        raise StoryFormatError(f"there is no story text{where}.", file=file,
-                               line=None if start is None else start + 1)
+        if start is None or end is None:
+            raise StoryFormatError("there is no story text.", file=file)
+        raise StoryFormatError(f"there is no story text between the START (line {start + 1}) and "
+                               f"END (line {end + 1}) markers.", file=file, line=start + 1)
     return body, info
 
 
@@ -151,8 +154,7 @@ def gutenberg_kind(lines: list[str]) -> str:
     cast = Cast(persons_list(body)[0])
     known = _known_labels(body, cast)
     nonblank = sum(1 for ln in body if ln.strip())
-    cues = sum(1 for i, ln in enumerate(body) if _cue(ln.strip(), cast, known, True, True)
-               and (i == 0 or not body[i - 1].strip() or ln.strip()[-1:] in ".:"))
+    cues = sum(1 for i, line in _cue_candidates(body) if _cue(line, cast, known, True, True))
     return "gutenberg-play" if cues >= 3 and cues >= 0.1 * nonblank else "gutenberg-novel"
 
 
@@ -276,38 +278,44 @@ def _cue(line: str, cast: Cast, known: set[str], at_start: bool, more: bool) -> 
     """A speaker cue at the start of `line`: the longest label before `.`/`:` (or the whole
     line when it is only a name and more lines follow) whose every joint part is a valid
     name; Title-case names and cues inside a paragraph only when known."""
-    if not line or len(line) > 2000:
+    if not line or not line[0].isupper():
         return None
+    splits = [(line[:m.start()], line[m.start():] if m.group() in "[(" else line[m.end():])
+              for m in re.finditer(r"[.:\[(]", line[:64])]
+    if len(line) <= 64:
+        splits.append((line, ""))
     best: Cue | None = None
-    for m in re.finditer(r"[.:\[(]|$", line[:64]):
-        label, sep = line[:m.start()].strip(), m.group()
-        rest = line[m.start():] if sep in "[(" else line[m.end():]
-        if not label or (sep in ".:" and rest[:1] not in ("", " ", "\t")):
+    for label, rest in splits:
+        if rest[:1] not in ("", " ", "\t", "[", "(") or not rest.strip() and not more:
             continue
-        if sep in "[(":
-            rest = re.sub(r"^(\[[^\]]*\]|\([^)]*\))\s*[.:]", r"\1", rest)
-        if not rest.strip() and not more:
-            continue
-        parts = [p for p in _JOINT.split(label) if p]
+        rest = re.sub(r"^(\[[^\]]*\]|\([^)]*\))\s*[.:]", r"\1", rest)
+        parts = [p for p in _JOINT.split(label.strip()) if p]
         if parts and all(_valid_label(p, cast, known, strict=not at_start) for p in parts):
             best = Cue(parts, rest.strip())
     return best
 
 
+def _cue_candidates(body: list[str]) -> list[tuple[int, str]]:
+    """Lines where a cue may stand: a paragraph's first line, or a capitalised line alone."""
+    return [(i, line) for i, raw in enumerate(body) if (line := raw.strip())
+            and (i == 0 or not body[i - 1].strip() or line.rstrip(".:").isupper())]
+
+
 def _known_labels(body: list[str], cast: Cast) -> set[str]:
     """Speaker labels the text confirms: a capitalised label used as a cue at least twice,
-    a Title-case one at least three times (persons-list names are known anyway)."""
-    counts: dict[str, int] = {}
-    for i, raw in enumerate(body):
-        line = raw.strip()
-        m = re.match(r"^([A-Z][\w'’\-. ]{0,40}?)\s*[.:](?:\s+\S|\s*$)", line)
-        if not m or (i and body[i - 1].strip() and not line.isupper()):
-            continue
-        key = m.group(1).casefold().strip(". ")
-        if m.group(1).split()[0].strip(".").casefold() not in _RESERVED:
+    a Title-case one (`Algernon. Speech`) at least three times."""
+    counts: dict[tuple[str, bool], int] = {}
+    for i, line in _cue_candidates(body):
+        if cue := _cue(line, cast, set(), True, True):
+            keys = [(p.casefold().strip(". "), True) for p in cue.names]
+        elif i == 0 or not body[i - 1].strip():
+            m = re.match(r"^([A-Z][a-z'’\-]+\.?(?:\s[A-Z][a-z'’\-]+\.?){0,2})[.:]\s+\S", line)
+            keys = [(m.group(1).casefold().strip(". "), False)] if m else []
+        else:
+            keys = []
+        for key in keys:
             counts[key] = counts.get(key, 0) + 1
-    return {k for k, n in counts.items() if n >= (2 if k.upper() == k or k.isupper() else 3)
-            and all(_WORD.match(w) for w in k.split()) is not None}
+    return {label for (label, upper), n in counts.items() if n >= (2 if upper else 3)}
 
 
 # --- Plays ---------------------------------------------------------------------------------
@@ -381,11 +389,11 @@ class _PlayWriter:
 def _standalone(lines: list[str], i: int) -> tuple[int, str] | None:
     """A direction that starts line i and fills whole lines (`[Exit.]`, `(Aside)`,
     `_Enter Lane._`): the index of its last line and its text without the brackets."""
-    text = "\n".join(s.strip() for s in lines[i:])
-    opener = text[:1]
-    closer = {"[": "]", "(": ")", "_": "_"}.get(opener)
+    closer = {"[": "]", "(": ")", "_": "_"}.get(lines[i].strip()[:1])
     if closer is None:
         return None
+    text = "\n".join(s.strip() for s in lines[i:i + 30])
+    opener = text[:1]
     depth, k = 0, 0
     for k, ch in enumerate(text):
         if ch == opener and opener != "_" or (opener == "_" and k == 0):
@@ -442,9 +450,9 @@ def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict
         i = 0
         while i < len(block):
             raw, line, number = block[i], block[i].strip(), first + i + 1
-            if (m := _PLAY_HEAD.match(line)) and len(line) < 120:
+            if i == 0 and (m := _PLAY_HEAD.match(line)) and len(line) < 120:
                 writer.heading(m.group("head"), (m.group("rest") or "").strip(), number)
-            elif _DROP_LINE.match(line):
+            elif (i == 0 or not writer.speaker) and _DROP_LINE.match(line):
                 pass
             elif found := _standalone(block, i):
                 i, inner = found
@@ -495,8 +503,9 @@ def novel_paragraphs(body: list[str]) -> list[tuple[int, str, str | None]]:
         stop = heads[k + 1] if k + 1 < len(heads) else len(blocks)
         if any(_is_prose(b) for _, b in blocks[n + 1:stop]):
             start = n
-            while start > 0 and heads and start - 1 in heads and not _is_prose(blocks[start - 1][1]):
-                start -= 1  # a BOOK/PART heading right above the chapter
+            above = blocks[start - 1][1] if start else []
+            if start - 1 in heads and re.match(r"\s*(?:book|part|volume)\b", above[0], re.I):
+                start -= 1  # the BOOK/PART heading right above the chapter
             break
     if start is None:
         start = next((n for n, (_, b) in enumerate(blocks) if _is_prose(b)), len(blocks))

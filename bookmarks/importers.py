@@ -1,4 +1,5 @@
-"""Read narratives into a `Story`: JSONL, play scripts, plain prose, the paper's format.
+"""Read narratives into a `Story`: JSONL, play scripts, plain prose, the paper's format,
+Project Gutenberg plays and novels, Fountain screenplays.
 
 Every failure raises `StoryFormatError` naming the file, the line (where there is one)
 and the reason. Input is untrusted: size-capped, decoded strictly as UTF-8, never
@@ -16,10 +17,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import StoryFormatError
-from .prose import parse_prose
+from .fountain import looks_like_fountain, parse_fountain
+from .gutenberg import gutenberg_kind, is_gutenberg, parse_gutenberg_novel, parse_gutenberg_play
+from .prose import Draft, parse_prose
 from .story import NARRATION, PSEUDO_CHARACTERS, Action, Character, Question, Story
 
-FORMATS = ("jsonl", "script", "prose", "reference")
+FORMATS = ("jsonl", "script", "prose", "reference", "gutenberg-play", "gutenberg-novel", "fountain")
+Format = Literal["jsonl", "script", "prose", "reference", "gutenberg-play", "gutenberg-novel",
+                 "fountain"]
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 MAX_TEXT_CHARS = 20_000
 
@@ -60,18 +65,24 @@ def decode(data: bytes, file: str) -> list[str]:
 
 
 def detect_format(lines: list[str], filename: str = "") -> str:
-    """Guess the format from the extension and the first lines."""
+    """Guess the format from the extension and the first lines: `.jsonl`/`.json`/`.fountain`
+    by name; then JSON, Project Gutenberg START/END markers (play or novel by its speaker
+    cues), a Fountain screenplay (title page or scene headings and cues), a script or prose."""
     suffix = Path(filename).suffix.lower()
     body = [ln for ln in lines if ln.strip()]
     first = body[0].lstrip() if body else ""
-    if suffix in (".jsonl", ".json"):
-        return {".jsonl": "jsonl", ".json": "reference"}[suffix]
+    if suffix in (".jsonl", ".json", ".fountain"):
+        return {".jsonl": "jsonl", ".json": "reference", ".fountain": "fountain"}[suffix]
     if first.startswith("{"):
         try:
             obj = json.loads(first)
         except (json.JSONDecodeError, RecursionError):
             return "reference"  # a multi-line JSON document
         return "jsonl" if isinstance(obj, dict) and "character" in obj else "reference"
+    if is_gutenberg(lines):
+        return gutenberg_kind(lines)
+    if looks_like_fountain(lines):
+        return "fountain"
     scripted = total = 0
     in_speech = False  # inside a printed-play speech (after a name alone on a line)
     for ln in lines[:400]:
@@ -247,7 +258,30 @@ def parse_reference(lines: list[str], file: str) -> list[Action]:
 
 
 PARSERS = {"jsonl": parse_jsonl, "script": parse_script, "prose": parse_prose,
-           "reference": parse_reference}
+           "reference": parse_reference, "gutenberg-play": parse_gutenberg_play,
+           "gutenberg-novel": parse_gutenberg_novel, "fountain": parse_fountain}
+
+
+def _from_drafts(drafts: list[Draft], file: str) -> list[Action]:
+    """Validate what a parser found (names, text limits, control characters)."""
+    actions: list[Action] = []
+    for line, who, text, chapter in drafts:
+        name = who if who in PSEUDO_CHARACTERS else _speaker(who, file, line)
+        label = " ".join(chapter.split())[:200] if chapter else None
+        actions.append(_action(actions, name, text, label or None, file, line))
+    return actions
+
+
+def _with_aliases(cast: list[Character], found: dict[str, list[str]]) -> list[Character]:
+    """Add the name variants a parser found to the cast member they belong to."""
+    taken = {k.casefold(): c.name for c in cast for k in c.keys()}
+    out = []
+    for c in cast:
+        extra = [a for names in (found.get(k, []) for k in c.keys()) for a in names
+                 if taken.get(a.casefold(), c.name) == c.name and a.casefold() not in
+                 {k.casefold() for k in c.keys()}]
+        out.append(c.model_copy(update={"aliases": [*c.aliases, *dict.fromkeys(extra)]}) if extra else c)
+    return out
 
 
 def parse_story(
@@ -274,15 +308,20 @@ def parse_story(
         raise StoryFormatError(
             f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}.", file=name
         )
-    actions = PARSERS[fmt](lines, name)
+    parsed = PARSERS[fmt](lines, name)
+    found: dict = {}
+    if isinstance(parsed, tuple):  # drafts and what the file says of itself (title, aliases)
+        found, actions = parsed[1], _from_drafts(parsed[0], name)
+    else:
+        actions = parsed
     if not actions:
         raise StoryFormatError("no actions were found in the file.", file=name)
-    cast = _cast(actions, meta.get("characters"), name)
+    cast = _with_aliases(_cast(actions, meta.get("characters"), name), found.get("aliases", {}))
     actions = _canonical_speakers(actions, cast)
     return Story(
-        title=_title(title, meta.get("title"), filename),
+        title=_title(title, meta.get("title") or found.get("title"), filename),
         description=str(meta.get("description", "")),
-        author=str(meta.get("author", "")),
+        author=str(meta.get("author") or found.get("author") or ""),
         source_format=fmt,
         characters=cast,
         actions=actions,
@@ -298,7 +337,7 @@ class MetaFile(BaseModel):
     title: str | None = None
     description: str = ""
     author: str = ""
-    format: Literal["jsonl", "script", "prose", "reference"] | None = None
+    format: Format | None = None
     characters: list[Character] | None = None
 
 

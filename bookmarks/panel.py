@@ -64,6 +64,7 @@ def turn_activity(store: Store, turn_id: int) -> dict:
         "reused_profiles": [e for e in events if e["kind"] in ("reused", "initialized")
                             and e.get("type") == PROFILE],
         "syncs": [e for e in events if e["kind"] == "synchronized"],
+        "knowledge": next((e for e in events if e["kind"] == "knowledge"), None),
         "stalls": {e["bookmark"]: e for e in events
                    if e["kind"] in ("sync_stalled", "sync_deferred")},
         "state_changes": [e for e in events if e["kind"] in ("state_refined", "state_appended")],
@@ -98,21 +99,35 @@ def passage(store: Store, scene: SceneInfo, index: int, radius: int = 3) -> list
             for ln in lineage.lines(store, max(1, index - radius), index + radius)]
 
 
+def memory_spaces(scene: SceneInfo) -> dict[str, str]:
+    """The memories a scene grounds on: the shared one, or (witnessed knowledge) one per
+    knower in its cast. Maps space → knower ("" for the shared memory)."""
+    if scene.settings.get("knowledge") == "witnessed":
+        return {f"story@{c}": c for c in scene.cast}
+    return {"story": ""}
+
+
 def bookmark_list(store: Store, scene: SceneInfo, *, kind: str = "", subject: str = "",
-                  title: str = "") -> list[dict]:
+                  title: str = "", knower: str = "") -> list[dict]:
     lineage = Lineage.of(store, scene.branch_id)
     end = lineage.length(store)
     rows = []
-    for b in visible_bookmarks(store, scene.story_id, "story", lineage, end):
+    for space, who in memory_spaces(scene).items():
+        if knower and knower != who:
+            continue
+        for b in visible_bookmarks(store, scene.story_id, space, lineage, end):
+            rows.append((b, who))
+    out = []
+    for b, who in rows:
         if kind and b.type != kind:
             continue
         if subject and subject.casefold() not in b.subject.casefold():
             continue
         if title and title.casefold() not in b.title.casefold():
             continue
-        rows.append({"id": b.id, "type": b.type, "subject": b.subject, "title": b.title,
-                     "p": b.p, "pinned": b.pinned})
-    return sorted(rows, key=lambda r: (-r["p"], r["title"]))
+        out.append({"id": b.id, "type": b.type, "subject": b.subject, "title": b.title,
+                    "p": b.p, "pinned": b.pinned, "knower": who})
+    return sorted(out, key=lambda r: (-r["p"], r["title"]))
 
 
 def render_content(kind: str, content) -> str:

@@ -312,3 +312,30 @@ def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
             shot(page, "11-annotate-empty")
         finally:
             app.stop()
+
+
+def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
+    with scripted_server() as url:
+        app = App(tmp_path, url, env={"BOOKMARKS_BACKGROUND_SYNC": "0"})
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1200})
+            page.goto(app.url)
+            pick(page, "library-story", "Long Winter")
+            page.get_by_text("Who is present").click()
+            page.wait_for_selector("#presence-table :text('Maren Voss')", timeout=20_000)
+            assert "Hester Grint" in page.locator("#presence-table").inner_text()
+            shot(page, "12-presence-view")
+            page.get_by_role("tab", name="Play").click()
+            pick(page, "play-story", "Long Winter")
+            page.wait_for_timeout(500)
+            page.locator("#play-point input").fill("300")
+            page.locator("#play-knowledge").get_by_text("witnessed", exact=True).click()
+            page.locator("#start-scene").click()
+            page.wait_for_selector("#scene-title :text('witnessed')", timeout=20_000)
+            page.locator("#next-turn").click()
+            page.wait_for_selector("#memory-panel :text('Witnessed knowledge of')", timeout=60_000)
+            assert "out of their sight" in page.locator("#memory-panel").inner_text()
+            shot(page, "13-witnessed-scene")
+        finally:
+            app.stop()

@@ -65,6 +65,20 @@ def build_library_tab(services: Services) -> dict:
                     next_btn = gr.Button("Next ▶")
                 storyline = gr.Dataframe(headers=["#", "chapter", "character", "text"],
                                          label="Storyline", interactive=False, wrap=True)
+                with gr.Accordion("Who is present (for witnessed knowledge)", open=False,
+                                  elem_id="presence-box"):
+                    gr.Markdown("Derived from the storyline: entrances and exits in stage "
+                                "directions, speakers, characters addressed by name; a new "
+                                "scene or chapter starts empty. Correct it over a range.")
+                    presence = gr.Dataframe(headers=["character", "actions present", "ranges"],
+                                            interactive=False, wrap=True,
+                                            elem_id="presence-table")
+                    with gr.Row():
+                        p_who = gr.Dropdown([], label="Character", value=None)
+                        p_first = gr.Number(1, precision=0, minimum=1, label="From action")
+                        p_last = gr.Number(1, precision=0, minimum=1, label="To action")
+                        p_here = gr.Radio(["present", "absent"], value="present", label="Mark")
+                        p_btn = gr.Button("Apply")
                 with gr.Accordion("Prepare memory (scenes anywhere then start fast)", open=False):
                     gr.Markdown("Walks the story in order for its major characters and leaves "
                                 "memory checkpoints every N actions; a scene started at any "
@@ -134,7 +148,8 @@ def build_library_tab(services: Services) -> dict:
     @user_errors
     def show(label: str | None, page_: float):
         if not label:
-            return "", [], [], 1, gr.update(choices=[]), gr.update(choices=[])
+            return "", [], [], 1, gr.update(choices=[]), gr.update(choices=[]), [], \
+                gr.update(choices=[])
         story_id = parse_id(label)
         info = services.store.story(story_id)
         counts = services.store.action_counts(story_id)
@@ -149,9 +164,27 @@ def build_library_tab(services: Services) -> dict:
                 f"{len(chapters)} chapters, {info.source_format} format. "
                 f"Page {p} of {pages}. {esc(info.description)}")
         names = [r[0] for r in rows]
-        return text, rows, lines, p, gr.update(choices=names), gr.update(choices=names)
+        return (text, rows, lines, p, gr.update(choices=names), gr.update(choices=names),
+                presence_rows(story_id), gr.update(choices=names))
 
     stopping: set[int] = set()
+
+    def presence_rows(story_id: int) -> list[list]:
+        ranges = services.store.presence(story_id)
+        return [[name, sum(b - a + 1 for a, b in runs),
+                 ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in runs)]
+                for name, runs in sorted(ranges.items())]
+
+    @user_errors
+    def do_presence(label: str | None, who: str | None, first: float, last: float, mark: str):
+        if not label or not who:
+            raise gr.Error("Choose a story and a character.")
+        a, b = int(first or 1), int(last or 1)
+        story_id = parse_id(label)
+        if not 1 <= a <= b <= services.store.story(story_id).n_actions:
+            raise gr.Error("The range must lie within the story, first ≤ last.")
+        services.store.mark_presence(story_id, who, a, b, mark == "present")
+        return presence_rows(story_id)
 
     @user_errors
     def do_estimate(label: str | None, every_: float):
@@ -191,7 +224,7 @@ def build_library_tab(services: Services) -> dict:
             stopping.add(parse_id(label))
         return "Stopping after the current step…"
 
-    shown = [summary, cast, storyline, page, keep, merge]
+    shown = [summary, cast, storyline, page, keep, merge, presence, p_who]
     upload.change(do_preview, [upload, fmt], [preview])
     fmt.change(do_preview, [upload, fmt], [preview])
     refresh = {"fn": lambda: stories_table(services), "inputs": None, "outputs": stories}
@@ -206,6 +239,7 @@ def build_library_tab(services: Services) -> dict:
     estimate_btn.click(do_estimate, [story, every], [prepare_status])
     prepare_btn.click(do_prepare, [story, every], [prepare_status]).then(**refresh)
     stop_btn.click(do_stop, [story], [prepare_status])
+    p_btn.click(do_presence, [story, p_who, p_first, p_last, p_here], [presence])
     return {"story": story, "stories": stories,
             # a page opened later (a reload, another tab) shows what was imported since
             "refresh": lambda: (stories_table(services),

@@ -18,6 +18,11 @@ def activity_html(act: dict | None, turn_label: str = "") -> str:
     if not act:
         return "<p><em>Select a model turn to see what the memory did.</em></p>"
     parts = [f"<h4>Turn {esc(turn_label)}</h4>"]
+    if act.get("knowledge"):
+        k = act["knowledge"]
+        parts.append(f'<p class="knowledge"><b>Witnessed knowledge of {esc(k["knower"])}</b>: '
+                     f'memory and scene hold only what {esc(k["knower"])} was present for; '
+                     f'{k["unseen"]} actions of the story were out of their sight.</p>')
     if act["proposed"]:
         parts.append("<b>Proposed sections</b><ul>")
         for p in act["proposed"]:

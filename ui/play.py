@@ -60,6 +60,9 @@ def build_play_tab(services: Services) -> dict:
                                   elem_id="play-you")
                 order = gr.Radio(["round-robin", "model chooses"], value="round-robin",
                                  label="Next speaker")
+                knowledge = gr.Radio(["omniscient", "witnessed"], value="omniscient",
+                                     label="Knowledge: everything in the story, or only what "
+                                           "each character witnessed", elem_id="play-knowledge")
                 start_btn = gr.Button("Start scene", variant="primary", elem_id="start-scene")
                 gr.Markdown("### Past scenes")
                 scenes = gr.Dropdown(scene_choices(services), label="Resume a scene",
@@ -96,6 +99,8 @@ def build_play_tab(services: Services) -> dict:
                                              value="", label="Type")
                         f_subject = gr.Textbox(label="Subject")
                         f_title = gr.Textbox(label="Title")
+                        f_knower = gr.Dropdown([""], value="", label="Known to (witnessed)",
+                                               elem_id="bookmark-knower")
                     bookmark = gr.Dropdown([], label="Bookmark", elem_id="bookmark-pick", value=None)
                     timeline = gr.HTML()
                     bm_text = gr.Textbox(label="Edit text", lines=3)
@@ -103,7 +108,7 @@ def build_play_tab(services: Services) -> dict:
                     bm_save = gr.Button("Save bookmark")
 
     view_outputs = [scene_id, title, chat, turn_pick, activity, cost, evidence, scenes, you, bookmark,
-                    edit_text, line]
+                    edit_text, line, f_knower]
 
     def view(sid: int, turn_id: int | None = None) -> dict:
         scene = store.scene(sid)
@@ -117,6 +122,9 @@ def build_play_tab(services: Services) -> dict:
         budget_ = (f", K={scene.settings.get('budget', 3)}"
                    if (scene.method or "").startswith("bookmarks") else "")
         setting_ = f"  \n*Setting:* {esc(scene.setting)}" if scene.setting else ""
+        witnessed = scene.settings.get("knowledge") == "witnessed"
+        if witnessed:
+            setting_ += "  \n*Knowledge:* witnessed — each character knows only what they saw"
         return {
             scene_id: sid,
             title: f"### {esc(scene.title)}\n{esc(METHODS.get(scene.method, scene.method))}"
@@ -133,6 +141,7 @@ def build_play_tab(services: Services) -> dict:
             scenes: gr.update(choices=scene_choices(services), value=scene_label(scene)),
             you: gr.update(choices=[DIRECTOR, *scene.cast], value=played),
             bookmark: gr.update(choices=_bookmark_choices(store, scene), value=None),
+            f_knower: gr.update(choices=["", *scene.cast] if witnessed else [""], value=""),
         }
 
     @user_errors
@@ -149,7 +158,8 @@ def build_play_tab(services: Services) -> dict:
                 cast: gr.update(choices=[c.name for c in chars], value=major)}
 
     @user_errors
-    def start(label, point_, cast_, own_, setting_, method_, budget_, order_, you_=DIRECTOR):
+    def start(label, point_, cast_, own_, setting_, method_, budget_, order_, you_=DIRECTOR,
+              knowledge_="omniscient"):
         story_id = parse_id(label)
         info = store.story(story_id)
         members = list(cast_ or []) + ([own_.strip()] if own_ and own_.strip() else [])
@@ -162,7 +172,8 @@ def build_play_tab(services: Services) -> dict:
                                    method=method_, settings={"budget": int(budget_),
                                                              "order": order_,
                                                              "you": you_ if you_ in members
-                                                             else DIRECTOR})
+                                                             else DIRECTOR,
+                                                             "knowledge": knowledge_})
         prepare_next(scene.id)
         return view(scene.id)
 
@@ -343,11 +354,12 @@ def build_play_tab(services: Services) -> dict:
         return passage_md(panel.passage(store, store.scene(sid), int(index)))
 
     @user_errors
-    def filter_bookmarks(sid, kind, subject, title_):
+    def filter_bookmarks(sid, kind, subject, title_, knower=""):
         if sid is None:
             return gr.update(choices=[])
         scene = store.scene(sid)
-        return gr.update(choices=_bookmark_choices(store, scene, kind, subject, title_), value=None)
+        return gr.update(choices=_bookmark_choices(store, scene, kind, subject, title_, knower),
+                         value=None)
 
     @user_errors
     def show_bookmark(sid, bid):
@@ -373,8 +385,8 @@ def build_play_tab(services: Services) -> dict:
     tab.select(refresh_lists, None, [story, scenes])
     story.change(pick_story, [story], [point, cast])
     cast.change(lambda members: gr.update(choices=[DIRECTOR, *(members or [])]), [cast], [you])
-    start_btn.click(start, [story, point, cast, own, setting, method, budget, order, you],
-                    view_outputs)
+    start_btn.click(start, [story, point, cast, own, setting, method, budget, order, you,
+                            knowledge], view_outputs)
     scenes.input(resume, [scenes], view_outputs)
     you.input(set_you, [scene_id, you], view_outputs)
     next_btn.click(next_one, [scene_id], view_outputs, **model_events)
@@ -387,8 +399,8 @@ def build_play_tab(services: Services) -> dict:
     edit_btn.click(edit, [scene_id, turn_pick, edit_text], view_outputs)
     turn_pick.input(pick_turn, [scene_id, turn_pick], view_outputs)
     evidence.input(show_passage, [scene_id, evidence], [passage])
-    for box in (f_type, f_subject, f_title):
-        box.change(filter_bookmarks, [scene_id, f_type, f_subject, f_title], [bookmark])
+    for box in (f_type, f_subject, f_title, f_knower):
+        box.change(filter_bookmarks, [scene_id, f_type, f_subject, f_title, f_knower], [bookmark])
     bookmark.input(show_bookmark, [scene_id, bookmark], [timeline, bm_text, bm_pin])
     bm_save.click(save_bookmark, [scene_id, bookmark, bm_text, bm_pin], [timeline, bm_text, bm_pin])
     return {"story": story}
@@ -409,7 +421,10 @@ def _messages(lines: list[dict]) -> list[dict]:
     return out
 
 
-def _bookmark_choices(store, scene, kind="", subject="", title=""):
-    return [(f"#{b['id']} {b['title']} [{b['type']}] p={b['p']}{' 📌' if b['pinned'] else ''}",
-             b["id"]) for b in panel.bookmark_list(store, scene, kind=kind, subject=subject,
-                                                  title=title)]
+def _bookmark_choices(store, scene, kind="", subject="", title="", knower=""):
+    """Bookmarks of the scene's memory (witnessed knowledge: each knower's own)."""
+    rows = panel.bookmark_list(store, scene, kind=kind, subject=subject, title=title,
+                               knower=knower or "")
+    return [(f"#{b['id']} {b['title']} [{b['type']}] p={b['p']}"
+             f"{' · known to ' + b['knower'] if b['knower'] else ''}"
+             f"{' 📌' if b['pinned'] else ''}", b["id"]) for b in rows]
