@@ -343,7 +343,11 @@ async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = Non
         choice = parse_choice(reply.text, sorted(q.options), q.options)
         record = {"qid": q.id, "after": q.after, "character": who, "answer": q.answer,
                   "choice": choice, "valid": choice is not None, "correct": choice == q.answer,
-                  "reply": reply.text[:200], "grounding": grounding.text}
+                  "reply": reply.text[:200], "grounding": grounding.text,
+                  "witnessed": q.witnessed,
+                  # a witnessed question answered with what the character never saw
+                  "knew_too_much": bool(q.witnessed and q.omniscient_answer
+                                        and choice == q.omniscient_answer)}
         store.commit_memory(grounding.writes)
         store.add_record(run["id"], q.id, record)
         if on_record:
@@ -352,6 +356,13 @@ async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = Non
     summary = {"items": len(records), "accuracy": round(100 * sum(r["correct"] for r in records)
                                                         / max(1, len(records)), 2),
                "invalid": sum(not r["valid"] for r in records)}
+    witnessed = [r for r in records if r.get("witnessed")]
+    if witnessed:  # faithfulness to what each character could know
+        summary["witnessed_items"] = len(witnessed)
+        summary["witnessed_accuracy"] = round(
+            100 * sum(r["correct"] for r in witnessed) / len(witnessed), 2)
+        summary["knew_too_much"] = round(
+            100 * sum(r["knew_too_much"] for r in witnessed) / len(witnessed), 2)
     store.finish_run(run["id"], summary)
     return store.run(run["id"])
 

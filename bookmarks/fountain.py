@@ -6,7 +6,8 @@ chapters; a character cue (a capitalised line above dialogue, or forced with `@`
 the speaker, its extensions (`(V.O.)`, `(CONT'D)`) and dual-dialogue `^` dropped; the
 dialogue, parentheticals kept in parentheses, is one action; action paragraphs are
 narration. Transitions (`CUT TO:`, forced `>`), notes `[[…]]`, boneyard `/* … */`,
-sections `#`, synopses `=` and page breaks `===` are left out; emphasis marks are removed.
+sections `#`, synopses `=`, page breaks `===` and `FADE IN:` / `THE END` are left out;
+emphasis marks are removed.
 
 Writing: `to_fountain` renders actions so that reading the result gives back the same
 characters, texts (whitespace collapsed) and chapters.
@@ -29,6 +30,7 @@ _TITLE_KEY = re.compile(r"^(title|credit|authors?|source|draft date|date|contact
 _KEY = re.compile(r"^([A-Za-z][A-Za-z ]{0,30}):(.*)$")
 _BONEYARD = re.compile(r"/\*.*?\*/", re.S)
 _NOTE = re.compile(r"\[\[.*?\]\]", re.S)
+_FRAME = re.compile(r"^>?\s*(?:FADE (?:IN|OUT|TO BLACK)|THE END|END|CUT TO BLACK)[.:]?\s*<?$")
 _EXTENSION = re.compile(r"\s*\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*{1,3}|_)(?=\S)(.+?)(?<=\S)\1")
 _ESCAPES = {"\\*": "\ue000", "\\_": "\ue001"}
@@ -157,8 +159,8 @@ def _read_block(lines: list[str], start: int, end: int, chapter: str | None,
         return scene
     if first.startswith(("#", "=")) or (first.startswith(">") and not first.endswith("<")):
         return chapter  # section, synopsis, page break, forced transition
-    if len(block) == 1 and _TRANSITION.match(first):
-        return chapter
+    if len(block) == 1 and (_TRANSITION.match(first) or _FRAME.match(first)):
+        return chapter  # CUT TO:, FADE IN:, THE END
     if _is_cue(first, block[1] if len(block) > 1 else ""):
         speech = _plain(" ".join(ln.lstrip("~") for ln in block[1:]))
         if speech:

@@ -154,7 +154,7 @@ def gutenberg_kind(lines: list[str]) -> str:
     cast = Cast(persons_list(body)[0])
     known = _known_labels(body, cast)
     nonblank = sum(1 for ln in body if ln.strip())
-    cues = sum(1 for i, line in _cue_candidates(body) if _cue(line, cast, known, True, True))
+    cues = sum(1 for _, line, more in _cue_candidates(body) if _cue(line, cast, known, True, more))
     return "gutenberg-play" if cues >= 3 and cues >= 0.1 * nonblank else "gutenberg-novel"
 
 
@@ -244,8 +244,8 @@ def _abbreviates(said: list[str], full: list[str]) -> int | None:
     """How many of `said` equal a word of `full` when each is a prefix of the next unused
     word of `full`, in order; None when they do not fit."""
     exact, k = 0, 0
-    for word in said:
-        while k < len(full) and not full[k].startswith(word):
+    for n, word in enumerate(said):
+        while k < len(full) and not (full[k] == word or full[k].startswith(word) and (len(word) >= 3 or n)):
             k += 1
         if k == len(full):
             return None
@@ -264,14 +264,17 @@ class Cue:
 
 
 def _valid_label(label: str, cast: Cast, known: set[str], strict: bool) -> bool:
+    """A name of up to four words: capitalised (`MRS. P`), or confirmed by the persons list
+    or the text; inside a paragraph (`strict`) it must be both."""
     words = label.split()
     if not 1 <= len(words) <= 4 or not all(_WORD.match(w) for w in words):
         return False
-    if label.casefold().strip(". ") in known or cast.match(label):
-        return True
     letters = [c for c in label if c.isalpha()]
     upper = len(letters) >= 2 and all(c.isupper() for c in letters)
-    return upper and not strict and words[0].strip(".").casefold() not in _RESERVED
+    confirmed = label.casefold().strip(". ") in known or cast.match(label) is not None
+    if strict:
+        return upper and confirmed
+    return confirmed or upper and words[0].strip(".").casefold() not in _RESERVED
 
 
 def _cue(line: str, cast: Cast, known: set[str], at_start: bool, more: bool) -> Cue | None:
@@ -295,9 +298,11 @@ def _cue(line: str, cast: Cast, known: set[str], at_start: bool, more: bool) -> 
     return best
 
 
-def _cue_candidates(body: list[str]) -> list[tuple[int, str]]:
-    """Lines where a cue may stand: a paragraph's first line, or a capitalised line alone."""
-    return [(i, line) for i, raw in enumerate(body) if (line := raw.strip())
+def _cue_candidates(body: list[str]) -> list[tuple[int, str, bool]]:
+    """Lines where a cue may stand (a paragraph's first line, or a capitalised line alone),
+    and whether more lines follow in the paragraph."""
+    return [(i, line, i + 1 < len(body) and bool(body[i + 1].strip()))
+            for i, raw in enumerate(body) if (line := raw.strip())
             and (i == 0 or not body[i - 1].strip() or line.rstrip(".:").isupper())]
 
 
@@ -305,8 +310,8 @@ def _known_labels(body: list[str], cast: Cast) -> set[str]:
     """Speaker labels the text confirms: a capitalised label used as a cue at least twice,
     a Title-case one (`Algernon. Speech`) at least three times."""
     counts: dict[tuple[str, bool], int] = {}
-    for i, line in _cue_candidates(body):
-        if cue := _cue(line, cast, set(), True, True):
+    for i, line, more in _cue_candidates(body):
+        if cue := _cue(line, cast, set(), True, more):
             keys = [(p.casefold().strip(". "), True) for p in cue.names]
         elif i == 0 or not body[i - 1].strip():
             m = re.match(r"^([A-Z][a-z'’\-]+\.?(?:\s[A-Z][a-z'’\-]+\.?){0,2})[.:]\s+\S", line)

@@ -186,3 +186,11 @@ def m006_presence(db: Database) -> None:
     db["presence"].create({"story_id": int, "character": str, "first": int, "last": int},
                           foreign_keys=[("story_id", "stories", "id")])
     db["presence"].create_index(["story_id", "character", "first"])
+
+
+@migrations()
+def m007_witnessed_questions(db: Database) -> None:
+    # a "witnessed" question asks about something the character did not see: `answer` is
+    # right for what they know, `omniscient_answer` for someone who saw everything
+    db["questions"].add_column("witnessed", int, not_null_default=0)
+    db["questions"].add_column("omniscient_answer", str)

@@ -111,8 +111,8 @@ _TITLE_WORDS = frozenset(
 _TITLE = "|".join(sorted((t.capitalize() for t in _TITLE_WORDS), key=len, reverse=True))
 _PERSON = rf"(?:(?:{_TITLE})\.?\s)?[A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)?(?:\s[A-Z][a-z]+)?"
 _WHO = rf"({_PERSON}|I|[Hh]e|[Ss]he)"
-_VERB_WHO = rf"(?:{_NOVEL_VERBS})\s+{_WHO}\b"
-_WHO_VERB = rf"{_WHO}\s+(?:{_NOVEL_VERBS})\b"
+_VERB_WHO = rf"(?:{_NOVEL_VERBS})\s+(?:the\s+)?{_WHO}\b"
+_WHO_VERB = rf"(?:\b[Tt]he\s+)?{_WHO}\s+(?:{_NOVEL_VERBS})\b"
 _SAID_AFTER = re.compile(rf"^[\s,.!?;—–-]*(?:{_VERB_WHO}|{_WHO_VERB})")
 _SAID_BEFORE = re.compile(rf"(?:{_WHO_VERB}|{_VERB_WHO})[\s,:—–-]*$")
 _SAID_ANY = re.compile(rf"{_WHO_VERB}|{_VERB_WHO}")
@@ -172,12 +172,18 @@ def merge_variants(names: list[str]) -> dict[str, str]:
     return canon
 
 
+def _bare_title(name: str) -> bool:
+    return name.casefold().strip(".") in _TITLE_WORDS
+
+
 def _mention_keys(canon: dict[str, str]) -> dict[str, str]:
-    """Folded name or single name word → canonical name (ambiguous words left out)."""
+    """Folded name, single name word or title (`Captain`) → canonical name, where only one
+    character fits."""
     keys = {n.casefold(): head for n, head in canon.items()}
     owners: dict[str, set[str]] = {}
     for head in set(canon.values()):
-        for word in _core(head)[1]:
+        title, core = _core(head)
+        for word in [*core, *([title] if title else [])]:
             owners.setdefault(word, set()).add(head)
     for word, heads in owners.items():
         if len(heads) == 1 and word not in keys:
@@ -212,7 +218,14 @@ def attribute_dialogue(
     quotes = [list(_NOVEL_QUOTE.finditer(text)) for _, text, _ in paragraphs]
     said = [_said(text, q) if q else None for (_, text, _), q in zip(paragraphs, quotes, strict=True)]
     narrator = _find_narrator(paragraphs, said)
-    names = [w for w in said if w and w not in _PRONOUNS] + ([narrator] if narrator else [])
+    names = [w for w in said if w and w not in _PRONOUNS and not _bare_title(w)]
+    names += [narrator] if narrator else []
+    keys = _mention_keys(merge_variants(names))
+    for _, text, _ in paragraphs:  # "Tom Harker held the candle" when "Harker" speaks
+        for m in _SUBJECT.finditer(_NOVEL_QUOTE.sub(" ", text)):
+            full = _clean_person(m.group(1)) or ""
+            if len(full.split()) > 1 and full.split()[-1].casefold() in keys:
+                names.append(full)
     canon = merge_variants(names)
     keys = _mention_keys(canon)
     drafts: list[Draft] = []
@@ -242,7 +255,7 @@ def attribute_dialogue(
             exchange = []
             continue
         exchange.append(speaker)
-        if surface and surface != speaker:
+        if surface and surface != speaker and not _bare_title(surface):
             used.setdefault(speaker, set()).add(surface)
         spoken = Draft(line, speaker, _join_quotes([q.group(1) or q.group(2) for q in qs]), chapter)
         rest = re.sub(r"\s+", " ", _SAID_ANY.sub(" ", outside)).strip(" ,.;:—–-")

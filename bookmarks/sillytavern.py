@@ -185,7 +185,8 @@ class _RawEntry(_Raw):
     constant: bool = False
     disable: bool | None = None
     enabled: bool | None = None
-    order: float | None = Field(default=None, validation_alias=AliasChoices("order", "insertion_order"))
+    order: float | None = Field(default=None, allow_inf_nan=False,
+                                validation_alias=AliasChoices("order", "insertion_order"))
     uid: int | str | None = Field(default=None, validation_alias=AliasChoices("uid", "id"))
 
 
@@ -338,7 +339,7 @@ def _inflate(data: bytes, limit: int, where: str, file: str) -> bytes:
     return out
 
 
-def _text_chunk(ctype: bytes, body: bytes) -> tuple[str, bytes]:
+def _text_chunk(body: bytes) -> tuple[str, bytes]:
     """(keyword, the rest) of a tEXt/zTXt/iTXt chunk; keyword '' when malformed."""
     keyword, sep, rest = body.partition(b"\x00")
     if not sep or not 1 <= len(keyword) <= 79:
@@ -376,7 +377,7 @@ def _card_from_png(data: bytes, file: str, max_bytes: int) -> tuple[Any, str]:
     found: dict[str, tuple[bytes, bytes, bool]] = {}
     for ctype, body, crc_ok in _png_chunks(data, file):
         if ctype in _TEXT_CHUNKS:
-            keyword, rest = _text_chunk(ctype, body)
+            keyword, rest = _text_chunk(body)
             if keyword.lower() in CARD_KEYWORDS:
                 found.setdefault(keyword.lower(), (ctype, rest, crc_ok))
     for keyword in CARD_KEYWORDS:
@@ -413,10 +414,16 @@ def _card_from_png(data: bytes, file: str, max_bytes: int) -> tuple[Any, str]:
 # --------------------------------------------------------------------------- cards
 
 
-def _validation_reason(exc: ValidationError) -> str:
+def _validation_reason(exc: ValidationError, prefix: str = "") -> str:
+    """'"data.tags": Input should be a valid list' for the first error (union tags left out)."""
     first = exc.errors()[0]
-    loc = ".".join(str(p) for p in first["loc"]) or "value"
-    return f'"{loc}": {first["msg"]}'
+    loc = prefix
+    for part in first["loc"]:
+        if isinstance(part, int):
+            loc += f"[{part}]"
+        elif not re.fullmatch(r"\w+\[.*\]|str", str(part)):
+            loc += f".{part}" if loc else str(part)
+    return f'"{loc or "value"}": {first["msg"]}'
 
 
 def _spec_of(obj: dict[str, Any], where: str, file: str) -> tuple[str, dict[str, Any]]:
@@ -453,8 +460,8 @@ def _card_from_object(obj: Any, where: str, file: str, user: str) -> Card:
     try:
         raw = _RawCard.model_validate(fields)
     except ValidationError as exc:
-        prefix = "data." if spec != "v1" else ""
-        raise StoryFormatError(f"{where} has an invalid field {prefix}{_validation_reason(exc)}.",
+        prefix = "data" if spec != "v1" else ""
+        raise StoryFormatError(f"{where} has an invalid field {_validation_reason(exc, prefix)}.",
                                file=file) from None
     name = _clean(raw.name)
     if not name:
@@ -469,7 +476,8 @@ def _card_from_object(obj: Any, where: str, file: str, user: str) -> Card:
     book = raw.character_book or {}
     if book and "entries" not in book:
         raise StoryFormatError(f'{where} has a character_book without "entries".', file=file)
-    lore = _entries(book["entries"], "character_book.entries", file, where, name, user) if book else []
+    lore = _entries(book["entries"], "data.character_book.entries" if spec != "v1" else
+                    "character_book.entries", file, where, name, user) if book else []
     return Card(
         spec=spec, name=name, description=text(raw.description), personality=text(raw.personality),
         scenario=text(raw.scenario), first_message=text(raw.first_mes),
@@ -521,23 +529,26 @@ def _entry_name(path: str, index: str, raw: _RawEntry | dict[str, Any] | None) -
     return where
 
 
-def _entries(entries: Any, path: str, file: str, owner: str,
+def _entries(entries: Any, path: str, file: str, owner: str | None,
              char: str | None = None, user: str = DEFAULT_USER) -> list[LoreEntry]:
+    """Lore entries of `entries` (a dict keyed by uid or a list); `owner` names the card they
+    belong to, for the messages."""
+    of = f" of {owner}" if owner else ""
     if isinstance(entries, dict):
         items = [(f'"{k}"', v) for k, v in entries.items()]
     elif isinstance(entries, list):
         items = [(str(i), v) for i, v in enumerate(entries)]
     else:
-        raise StoryFormatError(f'{owner}: "{path}" must be an object keyed by uid or a list.', file=file)
+        raise StoryFormatError(f'"{path}"{of} must be an object keyed by uid or a list.', file=file)
     out: list[LoreEntry] = []
     for index, value in items:
         if not isinstance(value, dict):
-            raise StoryFormatError(f"{owner}: the entry {path}[{index}] must be a JSON object.", file=file)
+            raise StoryFormatError(f"the entry {path}[{index}]{of} must be a JSON object.", file=file)
         try:
             raw = _RawEntry.model_validate(value)
         except ValidationError as exc:
             where = _entry_name(path, index, value)
-            raise StoryFormatError(f"{owner}: the entry {where} has an invalid field "
+            raise StoryFormatError(f"the entry {where}{of} has an invalid field "
                                    f"{_validation_reason(exc)}.", file=file) from None
         where = _entry_name(path, index, raw)
 
@@ -548,9 +559,9 @@ def _entries(entries: Any, path: str, file: str, owner: str,
         content = text(raw.content)
         keys = [text(k) for k in _key_list(raw.keys)]
         if not content:
-            raise StoryFormatError(f"{owner}: the entry {where} has no content.", file=file)
+            raise StoryFormatError(f"the entry {where}{of} has no content.", file=file)
         if not keys and not raw.constant:
-            raise StoryFormatError(f"{owner}: the entry {where} has no keys (only a constant entry may "
+            raise StoryFormatError(f"the entry {where}{of} has no keys (only a constant entry may "
                                    "have none).", file=file)
         enabled = not raw.disable if raw.disable is not None else raw.enabled is not False
         out.append(LoreEntry(
@@ -570,17 +581,16 @@ def read_world_info(data: bytes, file: str = "world info", *, char: str | None =
     """
     data = bytes(data)
     _check_size(data, file, max_bytes)
-    if data.startswith(PNG_SIGNATURE) or _looks_binary(data) is not None:
-        what = "a PNG image" if data.startswith(PNG_SIGNATURE) else None
-        if what:
-            raise StoryFormatError("this is a PNG image, not a World Info file; read it as a character "
-                                   "card.", file=file)
+    if data.startswith(PNG_SIGNATURE):
+        raise StoryFormatError("this is a PNG image, not a World Info file; read it as a character "
+                               "card.", file=file)
+    if _looks_binary(data) is not None:
         raise _binary_error(data, file, "a World Info file")
     obj = _json_text(data, file)
     if not isinstance(obj, dict) or "entries" not in obj:
         raise StoryFormatError('this is not a World Info file: expected a JSON object with "entries".',
                                file=file)
-    return _entries(obj["entries"], "entries", file, "the World Info", char, user)
+    return _entries(obj["entries"], "entries", file, None, char, user)
 
 
 # --------------------------------------------------------------------------- writing
@@ -692,7 +702,7 @@ def png_with_card(png_bytes: bytes, card_json_text: str, keyword: str = "chara")
     if not chunks or chunks[-1][0] != b"IEND":
         raise StoryFormatError("the PNG image has no IEND chunk.", file="PNG image")
     drop = {keyword.lower()} | ({"ccv3"} if keyword.lower() == "chara" else set())
-    kept = [c for c in chunks if not (c[0] in _TEXT_CHUNKS and _text_chunk(c[0], c[1])[0].lower() in drop)]
+    kept = [c for c in chunks if not (c[0] in _TEXT_CHUNKS and _text_chunk(c[1])[0].lower() in drop)]
     payload = base64.b64encode(card_json_text.encode("utf-8"))
     text = (b"tEXt", keyword.encode("ascii") + b"\x00" + payload, True)
     kept.insert(len(kept) - 1, text)

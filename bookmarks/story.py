@@ -53,6 +53,10 @@ class Question(BaseModel):
     options: dict[str, str]
     answer: str
     evidence: list[int] = Field(default_factory=list)
+    # about something the character did not witness: `answer` is right for what they
+    # know (e.g. "she does not know"), `omniscient_answer` for someone who saw it all
+    witnessed: bool = False
+    omniscient_answer: str | None = None
 
     @field_validator("options")
     @classmethod

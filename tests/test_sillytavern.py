@@ -85,7 +85,8 @@ def test_v2_json_card_with_lorebook_from_file():
     assert card.creator == "tests" and card.character_version == "1.2"
     assert card.creator_notes == "Written for the Bookmarks tests."
     assert card.examples == [
-        [("User", "Is the lamp always lit?"), ("Wren", "Every night for thirty years.\n*She taps the brass.*")],
+        [("User", "Is the lamp always lit?"),
+         ("Wren", "Every night for thirty years.\n*She taps the brass.*")],
         [("Wren", "Tea's on the stove."), ("User", "Thank you.")],
     ]
     assert card.example_dialogue[0] == ("User", "Is the lamp always lit?") and len(card.example_dialogue) == 4
@@ -263,8 +264,8 @@ def test_card_lorebook_entry_errors_name_the_entry():
     book = {"entries": [{"keys": ["ok"], "content": "fine"},
                         {"id": 5, "keys": ["x"], "content": "  ", "comment": "Empty one"}]}
     err = error_of(read_card, card_bytes(v2(character_book=book)), "book.json")
-    assert "book.json" in str(err) and "character_book.entries[1] (uid 5) 'Empty one'" in str(err)
-    assert "has no content" in str(err)
+    assert str(err) == ("book.json: the entry data.character_book.entries[1] (uid 5) 'Empty one' of the "
+                        "card has no content.")
     book = {"entries": [{"id": 9, "keys": [" ", ""], "content": "text"}]}
     err = error_of(read_card, card_bytes(v2(character_book=book)), "book.json")
     assert "character_book.entries[0] (uid 9)" in str(err) and "has no keys" in str(err)
@@ -272,10 +273,12 @@ def test_card_lorebook_entry_errors_name_the_entry():
 
 @pytest.mark.parametrize("entries,needle", [
     ({"4": {"uid": 4, "key": ["k"], "content": ""}}, 'entries["4"]'),
-    ({"4": {"uid": 4, "key": [], "content": "c", "comment": "Keyless"}}, "entries[\"4\"] 'Keyless' has no keys"),
+    ({"4": {"uid": 4, "key": [], "content": "c", "comment": "Keyless"}},
+     "the entry entries[\"4\"] 'Keyless' has no keys"),
     ([{"key": ["k"]}], "entries[0] has no content"),
     ([{"key": ["k"], "content": 5}], 'entries[0] has an invalid field "content"'),
-    ([{"key": [1], "content": "c"}], "entries[0] has an invalid field"),
+    ([{"key": [1], "content": "c"}], 'invalid field "key[0]": Input should be a valid string'),
+    ([{"key": ["k"], "content": "c", "disable": "maybe"}], 'invalid field "disable"'),
     ([["not an object"]], "entries[0] must be a JSON object"),
     ("nope", '"entries" must be an object keyed by uid or a list'),
 ])
@@ -387,3 +390,30 @@ def test_bookmark_entries_export():
     assert again == entries
     with pytest.raises(ValueError):
         bookmark_entries([("profile", "x", "y", ["k"])])
+
+
+def test_damaged_inputs_raise_only_story_format_errors():
+    """Bytes flipped, cut and inserted anywhere in a PNG card, a JSON card and a World Info
+    file give a StoryFormatError or a valid result, never another exception."""
+    import random
+
+    rng = random.Random(7)
+    card_text = (DATA / "st_card_v2_lorebook.json").read_bytes()
+    originals = [png_with_card(tiny_png(), card_text.decode()), card_text,
+                 (DATA / "st_world_info.json").read_bytes()]
+    for _ in range(600):
+        data = bytearray(rng.choice(originals))
+        for _ in range(rng.randint(1, 3)):
+            pos = rng.randrange(len(data))
+            op = rng.random()
+            if op < 0.4:
+                data[pos] = rng.randrange(256)
+            elif op < 0.7:
+                del data[pos:pos + rng.randint(1, 20)]
+            else:
+                data[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 5)))
+        for reader in (read_card, read_world_info):
+            try:
+                reader(bytes(data), "fuzzed")
+            except StoryFormatError as err:
+                assert str(err).startswith("fuzzed")

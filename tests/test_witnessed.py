@@ -170,3 +170,27 @@ def test_a_witnessed_scene_keeps_each_knower_apart(store):
     run_sync(generate_turn(store, llms, scene.id, "Cid Hale"))
     spaces = {r["space"] for r in store.db["bookmarks"].rows}
     assert spaces == {"story@Ada Penrose", "story@Cid Hale"}
+
+
+def test_witnessed_questions_measure_knowing_too_much(store):
+    from bookmarks.evaluate import run_mcq
+    from bookmarks.story import Question
+
+    story = play_story()
+    story.questions = [Question(
+        id="w01", after=14, character="Ben Carne", question="Where is the key?",
+        options={"A": "Under the third stone", "B": "He does not know"}, answer="B",
+        evidence=[5], witnessed=True, omniscient_answer="A")]
+    sid = store.add_story(story)
+    assert store.questions(sid)[0].omniscient_answer == "A"
+
+    class Omniscient(ScriptedMemory):  # always answers with what was on stage at 5
+        def __call__(self, request):
+            return "A" if self.kind(request) == "mcq" else super().__call__(request)
+
+    fake = ScriptedFakeModel(default=Omniscient())
+    llms = {r: make_llm(fake, store, role=r) for r in ("actor", "memory", "judge")}
+    run = run_sync(run_mcq(store, llms, sid, method="vanilla", knowledge="witnessed"))
+    s = run["summary"]
+    assert s["witnessed_items"] == 1 and s["knew_too_much"] == 100 and s["accuracy"] == 0
+    assert run["params"]["knowledge"] == "witnessed"

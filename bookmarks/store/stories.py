@@ -31,7 +31,8 @@ class StoriesStore(StoreBase):
                 {"story_id": story_id, "qid": q.id, "after": q.after,
                  "character": q.character, "question": q.question,
                  "options": json.dumps(q.options), "answer": q.answer,
-                 "evidence": json.dumps(q.evidence)} for q in story.questions
+                 "evidence": json.dumps(q.evidence), "witnessed": int(q.witnessed),
+                 "omniscient_answer": q.omniscient_answer} for q in story.questions
             )
             db["branches"].insert({"story_id": story_id, "parent_id": None, "fork_point": 0,
                                    "name": "trunk", "created_at": now()})
@@ -164,7 +165,9 @@ class StoriesStore(StoreBase):
         return [
             Question(id=r["qid"], after=r["after"], character=r["character"],
                      question=r["question"], options=json.loads(r["options"]),
-                     answer=r["answer"], evidence=json.loads(r["evidence"] or "[]"))
+                     answer=r["answer"], evidence=json.loads(r["evidence"] or "[]"),
+                     witnessed=bool(r.get("witnessed")),
+                     omniscient_answer=r.get("omniscient_answer"))
             for r in self._rows("SELECT * FROM questions WHERE story_id = ? ORDER BY after, "
                                 "qid", [story_id])
         ]
