@@ -77,6 +77,7 @@ class Bookmark:
     p: int = 0  # sync point of the visible version (0 = never synchronized)
     content: BaseModel | None = None  # None: the type's empty content
     version_id: int | None = None
+    activation: str = ""  # "self" | "keys" | "always": grounds without a proposal (cards, lore)
 
     def __post_init__(self) -> None:
         if self.content is None:

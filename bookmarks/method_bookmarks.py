@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from . import prompts
+from .cards import active
 from .grounding import (
     DEFAULT_TOKEN_BUDGET,
     Grounding,
@@ -100,6 +101,15 @@ class BookmarksGrounder:
         nearby = [b for b in existing if id(b) not in chosen and b.version_id
                   and b.p >= p_new - opts.nearby_window and _concerns(b, req.character, cast)]
         pieces += [self._view(b, req) for b in nearby]
+        # a character card's memory and lorebook entries ground without being proposed:
+        # the card's own when its character acts, an entry when its keys are mentioned
+        scene_text = "\n".join(f"{ln.character} {ln.text}" for ln in req.scene[-6:])
+        lore = [b for b in existing if b.activation and id(b) not in chosen
+                and all(b is not n for n in nearby) and active(b, req.character, scene_text)]
+        events += [{"kind": "lore", "bookmark": b, "title": b.title, "activation": b.activation}
+                   for b in lore]
+        pieces = [self._view(b, req) for b in lore if b.activation == "self"] + pieces \
+            + [self._view(b, req) for b in lore if b.activation != "self"]
         text, kept = compose(pieces, opts.token_budget)
         events.append(grounded_event(text, kept))
         return Grounding(method=self.name, text=text, pieces=kept, events=events, writes=writes,

@@ -194,3 +194,11 @@ def m007_witnessed_questions(db: Database) -> None:
     # right for what they know, `omniscient_answer` for someone who saw everything
     db["questions"].add_column("witnessed", int, not_null_default=0)
     db["questions"].add_column("omniscient_answer", str)
+
+
+@migrations()
+def m008_bookmark_activation(db: Database) -> None:
+    # activation: how a bookmark brought in from a character card or a lorebook grounds
+    # without being proposed: "self" (when its subject acts), "keys" (when one of its keys
+    # is mentioned in the scene, as SillyTavern's World Info does), "always"; "" otherwise
+    db["bookmarks"].add_column("activation", str, not_null_default="")

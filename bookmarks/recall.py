@@ -35,7 +35,7 @@ def visible_bookmarks(store: Store, story_id: int, space: str, lineage: Lineage,
         out.append(Bookmark(id=r["id"], story_id=story_id, space=space, subject=r["subject"],
                             type=r["type"], title=r["title"], pinned=bool(r["pinned"]),
                             p=v["p"], content=parse_content(r["type"], v["content"]),
-                            version_id=v["id"]))
+                            version_id=v["id"], activation=r.get("activation") or ""))
     return out
 
 

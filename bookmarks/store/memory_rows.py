@@ -55,7 +55,7 @@ class MemoryStore(StoreBase):
                     bm.id = db["bookmarks"].insert(
                         {"story_id": bm.story_id, "space": bm.space, "subject": bm.subject,
                          "type": bm.type, "title": bm.title, "pinned": int(bm.pinned),
-                         "created_at": now()}).last_pk
+                         "activation": bm.activation, "created_at": now()}).last_pk
             turn_row = None
             if replace_turn_id is not None:
                 self.delete_turn(replace_turn_id)
@@ -84,6 +84,10 @@ class MemoryStore(StoreBase):
                 {"bookmark_id": bookmark_id, "branch_id": branch_id, "p": p,
                  "content": content.model_dump_json(), "turn_id": None, "created_at": now()})
             db["bookmarks"].update(bookmark_id, {"pinned": int(pinned)})
+
+    def set_bookmark_flags(self, bookmark_id: int, *, pinned: bool, activation: str) -> None:
+        with self.transaction() as db:
+            db["bookmarks"].update(bookmark_id, {"pinned": int(pinned), "activation": activation})
 
     def bookmark(self, bookmark_id: int) -> dict:
         row = self._one("SELECT * FROM bookmarks WHERE id = ?", [bookmark_id])
