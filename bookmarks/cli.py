@@ -44,6 +44,23 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from .cards import world_info_for
+    from .scene_export import export_scene
+
+    store = _services().store
+    if args.format == "worldinfo":
+        if args.scene is None and args.story is None:
+            raise BookmarksError("Give --scene ID or --story ID.")
+        story_id = store.scene(args.scene).story_id if args.scene is not None else args.story
+        print(world_info_for(store, story_id, scene_id=args.scene))
+        return 0
+    if args.scene is None:
+        raise BookmarksError(f"--format {args.format} exports a scene: give --scene ID.")
+    print(export_scene(store, args.scene, args.format), end="")
+    return 0
+
+
 def cmd_prepare(args: argparse.Namespace) -> int:
     from .llm import run_sync
     from .prepare import plan, prepare
@@ -326,6 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=int, default=3, choices=range(1, 9), metavar="K")
     p.add_argument("--estimate", action="store_true", help="print the estimate only")
     p.set_defaults(func=cmd_prepare)
+
+    p = sub.add_parser("export", help="a scene as Markdown, Fountain or JSONL; memory as a "
+                                      "SillyTavern World Info file")
+    p.add_argument("--scene", type=int, help="scene id")
+    p.add_argument("--story", type=int, help="story id (its shared memory, with --format worldinfo)")
+    p.add_argument("--format", choices=("markdown", "fountain", "jsonl", "worldinfo"),
+                   default="markdown")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("serve", help="run the web app (same as python app.py)")
     add_serve_args(p)

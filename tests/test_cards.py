@@ -66,3 +66,22 @@ def test_world_info_out_and_back_in(store):
     assert any("brass whistle" in e.content for e in entries)
     assert any(e.keys[0] == "Marisol Quill" and "cartographer" in e.content for e in entries)
     assert "The singing gate" in " ".join(by_title)
+
+
+def test_a_scene_goes_out_as_markdown_fountain_and_jsonl(store):
+    from bookmarks.importers import parse_story
+    from bookmarks.scene_export import export_scene
+
+    sid = store.add_story(generated_story(200))
+    scene = store.create_scene(sid, start_point=150, cast=["Ada", "Ben"], setting="A wet quay.")
+    store.add_turn(scene.id, character="Ada", text="The gate sings at seven waves.", source="user")
+    store.add_turn(scene.id, character="narration", text="The tide turns.", source="user")
+    store.add_turn(scene.id, character="Ben", text="Then we wait for eight.", source="user")
+    md = export_scene(store, scene.id, "markdown")
+    assert "**Ada:** The gate sings at seven waves." in md and "*A wet quay.*" in md
+    assert "Line 150" not in md  # the story before the scene is not part of it
+    rows = [json.loads(x) for x in export_scene(store, scene.id, "jsonl").splitlines()]
+    assert [r["character"] for r in rows] == ["Ada", "narration", "Ben"]
+    back = parse_story(export_scene(store, scene.id, "fountain").encode(), "scene.fountain")
+    spoken = [(a.character, a.text) for a in back.actions if a.character != "narration"]
+    assert spoken == [("Ada", "The gate sings at seven waves."), ("Ben", "Then we wait for eight.")]
