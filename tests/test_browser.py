@@ -339,3 +339,50 @@ def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
             shot(page, "13-witnessed-scene")
         finally:
             app.stop()
+
+
+def test_a_card_joins_a_scene_and_the_scene_goes_out(tmp_path, browser):
+    """Play: a SillyTavern card (PNG, built here) joins the cast, opens with its greeting and
+    grounds its character; the scene exports as Fountain."""
+    import json as _json
+    import struct
+    import zlib
+
+    from bookmarks.sillytavern import png_with_card
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(
+            ">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(b"\x00\x00\x00\x00")) + chunk(b"IEND", b""))
+    card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Marisol Quill", "description": "A cartographer who maps tides by ear.",
+        "first_mes": "Seven waves, {{user}}. Then the gate sings.", "mes_example": ""}}
+    path = tmp_path / "marisol.png"
+    path.write_bytes(png_with_card(png, _json.dumps(card)))
+    with scripted_server() as url:
+        app = App(tmp_path, url, env={"BOOKMARKS_BACKGROUND_SYNC": "0"})
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1200})
+            page.goto(app.url)
+            page.get_by_role("tab", name="Play").click()
+            pick(page, "play-story", "The Night Ferry")
+            page.wait_for_timeout(500)
+            page.locator("#card-upload input[type=file]").set_input_files(str(path))
+            page.wait_for_timeout(500)
+            page.locator("#start-scene").click()
+            page.wait_for_selector("#scene-chat :text('Then the gate sings')", timeout=20_000)
+            page.locator("#next-turn").click()  # round robin: Isolde, then Wren, then Marisol
+            page.wait_for_selector("#memory-panel :text('Grounding the actor saw')", timeout=60_000)
+            page.locator("#export-format input").click()
+            page.get_by_role("option", name="fountain").click()
+            page.locator("#export-scene").click()
+            page.wait_for_selector("#export-file a", timeout=20_000)
+            shot(page, "14-card-and-export")
+        finally:
+            app.stop()
+    exported = (tmp_path / "exports").glob("scene-*.fountain")
+    text = next(exported).read_text()
+    assert "MARISOL QUILL" in text and "Then the gate sings." in text

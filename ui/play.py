@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 import gradio as gr
 
 from bookmarks import panel
+from bookmarks.cards import attach, world_info_for
 from bookmarks.errors import BookmarksError
 from bookmarks.methods import METHODS
 from bookmarks.play import (
@@ -21,7 +23,9 @@ from bookmarks.play import (
     undo_last,
 )
 from bookmarks.progress import BOARD
+from bookmarks.scene_export import export_scene
 from bookmarks.services import Services
+from bookmarks.sillytavern import read_card, read_world_info
 
 from .library import story_choices
 from .panel import activity_html, cost_html, passage_md, timeline_html
@@ -51,6 +55,12 @@ def build_play_tab(services: Services) -> dict:
                                   elem_id="play-point")
                 cast = gr.CheckboxGroup([], label="Cast (2 or more)", elem_id="play-cast")
                 own = gr.Textbox(label="Add a character of your own (optional)")
+                card_file = gr.File(label="…or a SillyTavern character card (.json, .png)",
+                                    file_types=[".json", ".png"], type="filepath",
+                                    elem_id="card-upload")
+                lore_file = gr.File(label="SillyTavern World Info / lorebook (.json, optional)",
+                                    file_types=[".json"], type="filepath",
+                                    elem_id="lore-upload")
                 setting = gr.Textbox(label="Setting (optional)", lines=2)
                 method = gr.Dropdown(METHOD_CHOICES, value="bookmarks", label="Grounding method",
                                      elem_id="play-method")
@@ -83,6 +93,13 @@ def build_play_tab(services: Services) -> dict:
                     regen_btn = gr.Button("Regenerate last", scale=1, elem_id="regenerate")
                     undo_btn = gr.Button("Undo last", scale=1)
                     fork_btn = gr.Button("Fork here", scale=1, elem_id="fork-here")
+                with gr.Row():
+                    export_fmt = gr.Dropdown(["markdown", "fountain", "jsonl", "worldinfo"],
+                                             value="markdown", label="Export the scene as",
+                                             elem_id="export-format")
+                    export_btn = gr.Button("Export", elem_id="export-scene")
+                    export_file = gr.File(label="Download", interactive=False,
+                                          elem_id="export-file")
                 with gr.Accordion("Edit the selected line", open=False):
                     edit_text = gr.Textbox(label="New text (the selected line)", lines=2,
                                            elem_id="edit-text")
@@ -159,10 +176,20 @@ def build_play_tab(services: Services) -> dict:
 
     @user_errors
     def start(label, point_, cast_, own_, setting_, method_, budget_, order_, you_=DIRECTOR,
-              knowledge_="omniscient"):
+              knowledge_="omniscient", card_path=None, lore_path=None):
+        if not label:
+            raise gr.Error("Choose a story first.")
         story_id = parse_id(label)
         info = store.story(story_id)
+        limit = services.settings.max_upload_bytes
+        card = read_card(Path(card_path).read_bytes(), Path(card_path).name, max_bytes=limit) \
+            if card_path else None
+        lore = read_world_info(Path(lore_path).read_bytes(), Path(lore_path).name,
+                               char=card.name if card else None, max_bytes=limit) \
+            if lore_path else []
         members = list(cast_ or []) + ([own_.strip()] if own_ and own_.strip() else [])
+        if card is not None and card.name not in members:
+            members.append(card.name)
         if len(members) < 2:
             raise gr.Error("Choose at least two characters for the cast.")
         p = info.n_actions if point_ is None else int(point_)
@@ -174,6 +201,11 @@ def build_play_tab(services: Services) -> dict:
                                                              "you": you_ if you_ in members
                                                              else DIRECTOR,
                                                              "knowledge": knowledge_})
+        if card is not None or lore:
+            attach(store, scene.id, card=card, lore=[*(card.lorebook if card else []), *lore])
+        if card is not None and card.first_message.strip():  # the card's greeting opens
+            store.add_turn(scene.id, character=card.name, text=card.first_message.strip()[:2000],
+                           source="card")
         prepare_next(scene.id)
         return view(scene.id)
 
@@ -386,7 +418,25 @@ def build_play_tab(services: Services) -> dict:
     story.change(pick_story, [story], [point, cast])
     cast.change(lambda members: gr.update(choices=[DIRECTOR, *(members or [])]), [cast], [you])
     start_btn.click(start, [story, point, cast, own, setting, method, budget, order, you,
-                            knowledge], view_outputs)
+                            knowledge, card_file, lore_file], view_outputs)
+
+    @user_errors
+    def do_export(sid, fmt_):
+        if sid is None:
+            raise gr.Error("Start or resume a scene first.")
+        scene = store.scene(sid)
+        if fmt_ == "worldinfo":
+            text, suffix = world_info_for(store, scene.story_id, scene_id=sid), ".worldinfo.json"
+        else:
+            text = export_scene(store, sid, fmt_)
+            suffix = {"markdown": ".md", "fountain": ".fountain", "jsonl": ".jsonl"}[fmt_]
+        folder = services.settings.data_dir / "exports"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"scene-{sid}{suffix}"
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+
+    export_btn.click(do_export, [scene_id, export_fmt], [export_file])
     scenes.input(resume, [scenes], view_outputs)
     you.input(set_you, [scene_id, you], view_outputs)
     next_btn.click(next_one, [scene_id], view_outputs, **model_events)
