@@ -5,8 +5,8 @@ an empty stage):
 - stage directions: `Enter A and B`, `Re-enter A`, `Exit A`, `Exit` (the last speaker),
   `Exeunt A and B`, `Exeunt` / `Exeunt all`, `Exeunt all but A`;
 - narration naming a character as arriving or leaving (`Ada comes in`, `Ben leaves`);
-- a speaker is present when speaking (an entrance nobody wrote down), and so is a
-  character addressed by name in a speech (`Ada, look at this.`, `…, Ada.`);
+- a speaker is present when speaking (an entrance nobody wrote down), and, in texts that
+  write no entrances or exits, so is a character addressed by name (`Ada, look …`);
 - an action's own `present` list, where an import format carries one, wins.
 A character perceives their own entrance and exit. Presence is stored per story as
 ranges `(character, first, last)`; a writer can correct it over a range.
@@ -97,6 +97,7 @@ def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, se
     present: set[str] = set()
     chapter: object = object()
     last_speaker: str | None = None
+    directed = False  # the text writes entrances and exits: trust them over vocatives
     for a in actions:
         if a.chapter != chapter:
             chapter, present, last_speaker = a.chapter, set(), None
@@ -107,6 +108,7 @@ def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, se
             continue
         if a.character == NARRATION:
             entering, leaving = _direction(a.text, present, find, last_speaker)
+            directed = directed or bool(entering or leaving)
             here = present | entering
             out[a.index] = set(here | leaving)  # one sees oneself enter and leave
             present = here - leaving
@@ -114,7 +116,8 @@ def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, se
         if a.character in known:
             present.add(a.character)
             last_speaker = a.character
-        present |= {n for n in find.vocatives(a.text) if n != a.character}
+        if not directed:  # "Maren, forgive me" said alone on stage is no entrance
+            present |= {n for n in find.vocatives(a.text) if n != a.character}
         out[a.index] = set(present)
     return out
 

@@ -194,3 +194,14 @@ def test_witnessed_questions_measure_knowing_too_much(store):
     s = run["summary"]
     assert s["witnessed_items"] == 1 and s["knew_too_much"] == 100 and s["accuracy"] == 0
     assert run["params"]["knowledge"] == "witnessed"
+
+
+def test_an_apostrophe_to_someone_absent_is_no_entrance():
+    """In a play that writes its entrances, "Ada, forgive me" said alone does not bring
+    Ada on stage; in a text without directions, a name addressed counts as present."""
+    actions = [Action(index=1, character="narration", text="Enter CID.", chapter="S"),
+               Action(index=2, character="Cid Hale", text="Ada, forgive me. I sank it.",
+                      chapter="S")]
+    assert derive(actions, CAST)[2] == {"Cid Hale"}
+    plain = [Action(index=1, character="Cid Hale", text="Ada, look at this.", chapter="S")]
+    assert derive(plain, CAST)[1] == {"Cid Hale", "Ada Penrose"}
