@@ -28,20 +28,36 @@ _TRANSITION = re.compile(r"^[^a-z]*TO:$")
 _TITLE_KEY = re.compile(r"^(title|credit|authors?|source|draft date|date|contact|copyright|notes|"
                         r"revision)\s*:", re.I)
 _KEY = re.compile(r"^([A-Za-z][A-Za-z ]{0,30}):(.*)$")
-_BONEYARD = re.compile(r"/\*.*?\*/", re.S)
-_NOTE = re.compile(r"\[\[.*?\]\]", re.S)
 _FRAME = re.compile(r"^>?\s*(?:FADE (?:IN|OUT|TO BLACK)|THE END|END|CUT TO BLACK)[.:]?\s*<?$")
 _EXTENSION = re.compile(r"\s*\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*{1,3}|_)(?=\S)(.+?)(?<=\S)\1")
+MAX_PARAGRAPH = 20_000
 _ESCAPES = {"\\*": "\ue000", "\\_": "\ue001"}
 
 
-def _blank_out(match: re.Match) -> str:
-    return "\n" * match.group().count("\n")
+def _cut(text: str, opener: str, closer: str, file: str) -> str:
+    """Text without `opener … closer` spans (their line breaks kept, so line numbers stay).
+    An unclosed boneyard `/*` is an error; an unclosed note `[[` is left as text."""
+    out: list[str] = []
+    pos = 0
+    while (start := text.find(opener, pos)) >= 0:
+        close = text.find(closer, start + len(opener))
+        if close < 0:
+            if opener == "/*":
+                raise StoryFormatError("this `/*` boneyard is never closed with `*/`.", file=file,
+                                       line=text.count("\n", 0, start) + 1)
+            break
+        out += [text[pos:start], "\n" * text.count("\n", start, close)]
+        pos = close + len(closer)
+    out.append(text[pos:])
+    return "".join(out)
 
 
-def _plain(text: str) -> str:
+def _plain(text: str, file: str = "", line: int | None = None) -> str:
     """Emphasis marks removed, escaped `\\*` and `\\_` kept as characters."""
+    if len(text) > MAX_PARAGRAPH:
+        raise StoryFormatError(f"a paragraph is longer than {MAX_PARAGRAPH:,} characters.",
+                               file=file, line=line)
     for escaped, mark in _ESCAPES.items():
         text = text.replace(escaped, mark)
     previous = None
@@ -95,7 +111,7 @@ def _title_page(lines: list[str]) -> tuple[dict[str, str], int]:
         i += 1
     info = {}
     for field, keys in (("title", ("title",)), ("author", ("author", "authors"))):
-        text = next((" ".join(values[k]) for k in keys if values.get(k)), "")
+        text = next((" ".join(values[k])[:1000] for k in keys if values.get(k)), "")
         if text := _plain(text):
             info[field] = text[:200]
     return info, i
@@ -119,15 +135,7 @@ def looks_like_fountain(lines: list[str]) -> bool:
 
 
 def parse_fountain(lines: list[str], file: str) -> tuple[list[Draft], dict]:
-    text = "\n".join(lines)
-    start = text.find("/*")
-    while start >= 0:
-        close = text.find("*/", start + 2)
-        if close < 0:
-            raise StoryFormatError("this `/*` boneyard is never closed with `*/`.", file=file,
-                                   line=text.count("\n", 0, start) + 1)
-        start = text.find("/*", close + 2)
-    text = _NOTE.sub(_blank_out, _BONEYARD.sub(_blank_out, text))
+    text = _cut(_cut("\n".join(lines), "/*", "*/", file), "[[", "]]", file)
     lines = text.split("\n")
     info, i = _title_page(lines)
     drafts: list[Draft] = []
@@ -139,7 +147,10 @@ def parse_fountain(lines: list[str], file: str) -> tuple[list[Draft], dict]:
         block_start = i
         while i < len(lines) and (lines[i].strip() or _is_dialogue_gap(lines, i)):
             i += 1
-        chapter = _read_block(lines, block_start, i, chapter, drafts)
+        while block_start < i and (scene := _scene(lines[block_start].strip())) is not None:
+            chapter, block_start = scene, block_start + 1
+        if block_start < i:
+            _read_block(lines, block_start, i, chapter, drafts, file)
     return drafts, info
 
 
@@ -149,36 +160,31 @@ def _is_dialogue_gap(lines: list[str], i: int) -> bool:
 
 
 def _read_block(lines: list[str], start: int, end: int, chapter: str | None,
-                drafts: list[Draft]) -> str | None:
-    """One paragraph: scene heading, cue and dialogue, transition or action."""
+                drafts: list[Draft], file: str) -> None:
+    """One paragraph after any scene heading: cue and dialogue, transition or action."""
     block = [ln.strip() for ln in lines[start:end]]
     first = block[0]
-    if (scene := _scene(first)) is not None:
-        if len(block) > 1:
-            _read_block(lines, start + 1, end, scene, drafts)
-        return scene
     if first.startswith(("#", "=")) or (first.startswith(">") and not first.endswith("<")):
-        return chapter  # section, synopsis, page break, forced transition
-    if len(block) == 1 and (_TRANSITION.match(first) or _FRAME.match(first)):
-        return chapter  # CUT TO:, FADE IN:, THE END
+        return  # section, synopsis, page break, forced transition
+    if len(block) == 1 and not first.startswith("!") and (_TRANSITION.match(first) or _FRAME.match(first)):
+        return  # CUT TO:, FADE IN:, THE END
     if _is_cue(first, block[1] if len(block) > 1 else ""):
-        speech = _plain(" ".join(ln.lstrip("~") for ln in block[1:]))
+        speech = _plain(" ".join(ln[1:] if ln.startswith("~") else ln for ln in block[1:]), file, start + 1)
         if speech:
             drafts.append(Draft(start + 1, _cue_name(first) or first, speech, chapter))
-        return chapter
+        return
     lines_out = [ln[1:] if ln.startswith(("!", "~")) else ln for ln in block]
     if first.startswith(">") and first.endswith("<"):
         lines_out = [ln.strip("<> ") for ln in lines_out]
-    if action := _plain(" ".join(lines_out)):
+    if action := _plain(" ".join(lines_out), file, start + 1):
         drafts.append(Draft(start + 1, NARRATION, action, chapter))
-    return chapter
 
 
 # --- Writing -------------------------------------------------------------------------------
 
 
 def _escape(text: str) -> str:
-    text = " ".join(text.split())
+    text = " ".join("".join(ch for ch in text if ch.isprintable() or ch.isspace()).split())
     return text.replace("*", "\\*").replace("_", "\\_")
 
 
@@ -187,7 +193,8 @@ def _cue_for(name: str) -> str:
 
     cue = name.upper()
     plain = (normalize_name(cue) == name and not _SCENE.match(cue) and not _TRANSITION.match(cue)
-             and cue[:1] not in "!.>~=#[(@" and "(" not in cue and "^" not in cue)
+             and cue[:1] not in "!.>~=#[(@" and "(" not in cue and "^" not in cue
+             and any(c.isalpha() for c in cue))
     return cue if plain else f"@{name}"
 
 
@@ -199,9 +206,10 @@ def _action_for(text: str) -> str:
     return f"!{line}" if forced else line
 
 
-def _heading_for(chapter: str) -> str:
-    text = " ".join(chapter.split())
-    return text if _SCENE.match(text) and not _SCENE_NUMBER.search(text) else f".{text}"
+def _heading_for(text: str) -> str:
+    if _SCENE.match(text) and not _SCENE_NUMBER.search(text):
+        return text
+    return f". {text}" if text.startswith(".") else f".{text}"  # `..` would read as action
 
 
 def to_fountain(title: str, actions: Iterable[Action]) -> str:
@@ -210,14 +218,16 @@ def to_fountain(title: str, actions: Iterable[Action]) -> str:
     parts = [f"Title: {_escape(title) or 'Untitled'}"]
     chapter: str | None = None
     for action in actions:
-        if action.chapter and action.chapter != chapter:
-            chapter = action.chapter
-            parts.append(_heading_for(chapter))
+        label = " ".join((action.chapter or "").split())
+        if label and label != chapter:
+            chapter = label
+            parts.append(_heading_for(label))
         text = _escape(action.text)
         if not text:
             continue
         if action.character in PSEUDO_CHARACTERS:
             parts.append(_action_for(action.text))
         else:
-            parts.append(f"{_cue_for(action.character)}\n{text}")
+            lyric = "~" if text.startswith("~") else ""  # a literal leading ~ is not a lyric mark
+            parts.append(f"{_cue_for(action.character)}\n{lyric}{text}")
     return "\n\n".join(parts) + "\n"

@@ -23,6 +23,7 @@ chapters; paragraphs go to `prose.attribute_dialogue`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .errors import StoryFormatError
@@ -56,6 +57,7 @@ _RESERVED = frozenset("act scene scenes chapter book part volume enter exit exeu
 _JOINT = re.compile(r"\s*,\s*|\s+(?:and|AND|&)\s+")
 _WORD = re.compile(r"^(?:[A-Z][A-Z'’\-]*\.?|[A-Z][a-z'’\-]+\.?|[A-Z]\.|Mc[A-Z][a-z]+\.?|of|de|la|le)$")
 _ROMAN = re.compile(r"^[IVXLCDM]+$", re.I)
+MAX_PARAGRAPH = 20_000
 
 
 def _normalize(name: str) -> str:
@@ -154,7 +156,7 @@ def gutenberg_kind(lines: list[str]) -> str:
     cast = Cast(persons_list(body)[0])
     known = _known_labels(body, cast)
     nonblank = sum(1 for ln in body if ln.strip())
-    cues = sum(1 for _, line, more in _cue_candidates(body) if _cue(line, cast, known, True, more))
+    cues = sum(1 for _, line, more in _cue_candidates(body) if _cue(line, cast, known, START, more))
     return "gutenberg-play" if cues >= 3 and cues >= 0.1 * nonblank else "gutenberg-novel"
 
 
@@ -187,16 +189,16 @@ def persons_list(body: list[str]) -> tuple[list[str], int]:
 
 def _person_name(entry: str) -> str | None:
     """`JOHN WORTHING, J.P.` → `John Worthing`; `Rev. Canon Chasuble, D.D.` → `Rev. Canon Chasuble`."""
-    head = re.split(r"\s*(?:[,;(:]|\s[—–-]+\s|\s--\s)", entry, maxsplit=1)[0].split()
-    if head and head[0].strip(".").isupper() and len(head[0].strip(".")) >= 2:
-        head = [w for w in _take_while(head, lambda w: w.isupper() or w in ("of", "de", "la"))]
+    words = re.split(r"\s*(?:[,;(:]|\s[—–-]+\s|\s--\s)", entry, maxsplit=1)[0].split()
+    if words and words[0].strip(".").isupper() and len(words[0].strip(".")) >= 2:
+        words = _take_while(words, lambda w: w.isupper() or w in ("of", "de", "la"))  # HAMLET, prince
     else:
-        head = _take_while(head, lambda w: w[:1].isupper() or w in ("of", "de", "la"))
-    name = _normalize(" ".join(head[:5]))
+        words = _take_while(words, lambda w: w[:1].isupper() or w in ("of", "de", "la"))
+    name = _normalize(" ".join(words[:5]))
     return name if len(name) >= 2 else None
 
 
-def _take_while(words: list[str], keep) -> list[str]:
+def _take_while(words: list[str], keep: Callable[[str], bool]) -> list[str]:
     out = []
     for word in words:
         if not keep(word):
@@ -245,7 +247,8 @@ def _abbreviates(said: list[str], full: list[str]) -> int | None:
     word of `full`, in order; None when they do not fit."""
     exact, k = 0, 0
     for n, word in enumerate(said):
-        while k < len(full) and not (full[k] == word or full[k].startswith(word) and (len(word) >= 3 or n)):
+        short_ok = n > 0 or len(word) >= 3  # `Lady B`, but not `Mr` for `Mrs.`
+        while k < len(full) and not (full[k] == word or short_ok and full[k].startswith(word)):
             k += 1
         if k == len(full):
             return None
@@ -259,25 +262,33 @@ def _abbreviates(said: list[str], full: list[str]) -> int | None:
 
 @dataclass
 class Cue:
+    """A speaker cue: the label (several for a joint speech) and any speech on its line."""
+
     names: list[str]
     speech: str
 
 
-def _valid_label(label: str, cast: Cast, known: set[str], strict: bool) -> bool:
+START, HANGING, INSIDE = 0, 1, 2  # where a cue stands: paragraph start, hanging layout, inside
+
+
+def _valid_label(label: str, cast: Cast, known: set[str], where: int) -> bool:
     """A name of up to four words: capitalised (`MRS. P`), or confirmed by the persons list
-    or the text; inside a paragraph (`strict`) it must be both."""
+    or the text; inside a paragraph it must be both, unless the layout hangs (`  Ham. …`
+    with its speech indented deeper below)."""
     words = label.split()
     if not 1 <= len(words) <= 4 or not all(_WORD.match(w) for w in words):
         return False
     letters = [c for c in label if c.isalpha()]
     upper = len(letters) >= 2 and all(c.isupper() for c in letters)
     confirmed = label.casefold().strip(". ") in known or cast.match(label) is not None
-    if strict:
+    if where == INSIDE:
         return upper and confirmed
+    if where == HANGING:
+        return confirmed
     return confirmed or upper and words[0].strip(".").casefold() not in _RESERVED
 
 
-def _cue(line: str, cast: Cast, known: set[str], at_start: bool, more: bool) -> Cue | None:
+def _cue(line: str, cast: Cast, known: set[str], where: int, more: bool) -> Cue | None:
     """A speaker cue at the start of `line`: the longest label before `.`/`:` (or the whole
     line when it is only a name and more lines follow) whose every joint part is a valid
     name; Title-case names and cues inside a paragraph only when known."""
@@ -289,11 +300,11 @@ def _cue(line: str, cast: Cast, known: set[str], at_start: bool, more: bool) -> 
         splits.append((line, ""))
     best: Cue | None = None
     for label, rest in splits:
-        if rest[:1] not in ("", " ", "\t", "[", "(") or not rest.strip() and not more:
+        if rest[:1] not in ("", " ", "\t", "[", "(") or not rest.strip() and (not more or where == HANGING):
             continue
         rest = re.sub(r"^(\[[^\]]*\]|\([^)]*\))\s*[.:]", r"\1", rest)
         parts = [p for p in _JOINT.split(label.strip()) if p]
-        if parts and all(_valid_label(p, cast, known, strict=not at_start) for p in parts):
+        if parts and all(_valid_label(p, cast, known, where) for p in parts):
             best = Cue(parts, rest.strip())
     return best
 
@@ -311,10 +322,10 @@ def _known_labels(body: list[str], cast: Cast) -> set[str]:
     a Title-case one (`Algernon. Speech`) at least three times."""
     counts: dict[tuple[str, bool], int] = {}
     for i, line, more in _cue_candidates(body):
-        if cue := _cue(line, cast, set(), True, more):
+        if cue := _cue(line, cast, set(), START, more):
             keys = [(p.casefold().strip(". "), True) for p in cue.names]
         elif i == 0 or not body[i - 1].strip():
-            m = re.match(r"^([A-Z][a-z'’\-]+\.?(?:\s[A-Z][a-z'’\-]+\.?){0,2})[.:]\s+\S", line)
+            m = re.match(r"^([A-Z][a-z'’\-]+\.?(?:\s[A-Z][a-z'’\-]*\.?){0,2})[.:]\s+\S", line)
             keys = [(m.group(1).casefold().strip(". "), False)] if m else []
         else:
             keys = []
@@ -335,6 +346,7 @@ class _PlayWriter:
     speaker: list[str] | None = None
     speech: list[str] = field(default_factory=list)
     speech_line: int = 0
+    cue_line: int = -1
     narration: list[str] = field(default_factory=list)
     narration_line: int = 0
     indent: int = 0
@@ -372,7 +384,8 @@ class _PlayWriter:
     def cue(self, cue: Cue, line: int, indent: int) -> None:
         self.flush()
         self.speaker = [self.cast.resolve(n) for n in cue.names]
-        self.speech_line, self.indent = line, indent
+        self.speech_line = self.cue_line = line
+        self.indent = indent
         if cue.speech:
             self.speech.append(cue.speech)
 
@@ -398,15 +411,15 @@ def _standalone(lines: list[str], i: int) -> tuple[int, str] | None:
     if closer is None:
         return None
     text = "\n".join(s.strip() for s in lines[i:i + 30])
-    opener = text[:1]
+    opener = text[0]
     depth, k = 0, 0
     for k, ch in enumerate(text):
-        if ch == opener and opener != "_" or (opener == "_" and k == 0):
-            depth += 1
-        elif ch == closer:
+        if ch == closer and k > 0:
             depth -= 1
             if depth == 0:
                 break
+        elif ch == opener:
+            depth += 1
     else:
         return None
     tail_end = text.find("\n", k)
@@ -415,6 +428,16 @@ def _standalone(lines: list[str], i: int) -> tuple[int, str] | None:
         return None
     inner = " ".join(text[1:k].split())
     return i + text[:k].count("\n"), inner
+
+
+def _where(block: list[str], i: int, number: int, writer: _PlayWriter) -> int:
+    """START for a paragraph's first line; HANGING where the previous line was the current
+    speaker's cue or was indented deeper than this one (and this one is no deeper than the
+    cue); else INSIDE."""
+    if i == 0:
+        return START
+    hanging = _indent(block[i - 1]) > _indent(block[i]) or writer.cue_line == number - 1
+    return HANGING if hanging and writer.speaker and _indent(block[i]) <= writer.indent else INSIDE
 
 
 def play_start(body: list[str], after: int, cast: Cast, known: set[str]) -> int:
@@ -431,7 +454,7 @@ def play_start(body: list[str], after: int, cast: Cast, known: set[str]) -> int:
                 else:
                     scene = first + k
                 continue
-            cue = _cue(line, cast, known, k == 0, k + 1 < len(block))
+            cue = _cue(line, cast, known, START if k == 0 else INSIDE, k + 1 < len(block))
             if cue and all(p.casefold().strip(". ") in known or cast.match(p) for p in cue.names):
                 if act is not None or scene is not None:
                     return min(i for i in (act, scene) if i is not None)
@@ -465,7 +488,7 @@ def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict
                     writer.direction(inner, number)
             elif writer.speaker and _indent(raw) >= writer.indent + 8 and _STAGE_WORD.match(line):
                 writer.direction(line, number)
-            elif cue := _cue(line, cast, known, i == 0, i + 1 < len(block)):
+            elif cue := _cue(line, cast, known, _where(block, i, number, writer), i + 1 < len(block)):
                 writer.cue(cue, number, _indent(raw))
             else:
                 writer.text(line, number)
@@ -484,7 +507,8 @@ def _novel_heading(block: list[str]) -> re.Match | None:
     if not m or len(line) > 80 or len(block) > 3:
         return None
     rest = m.group("rest")
-    return m if not rest or (rest[:1].isupper() or not rest[:1].isalpha()) and rest[-1:] not in ",;" else None
+    title_like = (rest[:1].isupper() or not rest[:1].isalpha()) and rest[-1:] not in ",;"
+    return m if not rest or title_like else None  # not "Chapter one had ended, …"
 
 
 def _is_prose(block: list[str]) -> bool:
@@ -545,5 +569,10 @@ def novel_paragraphs(body: list[str]) -> list[tuple[int, str, str | None]]:
 
 def parse_gutenberg_novel(lines: list[str], file: str) -> tuple[list[Draft], dict]:
     body, info = strip_boilerplate(lines, file)
-    drafts, aliases = attribute_dialogue(novel_paragraphs(body))
+    paragraphs = novel_paragraphs(body)
+    for line, text, _ in paragraphs:
+        if len(text) > MAX_PARAGRAPH:
+            raise StoryFormatError(f"a paragraph is longer than {MAX_PARAGRAPH:,} characters.",
+                                   file=file, line=line)
+    drafts, aliases = attribute_dialogue(paragraphs)
     return drafts, {**info, "aliases": aliases}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -22,9 +22,9 @@ from .gutenberg import gutenberg_kind, is_gutenberg, parse_gutenberg_novel, pars
 from .prose import Draft, parse_prose
 from .story import NARRATION, PSEUDO_CHARACTERS, Action, Character, Question, Story
 
-FORMATS = ("jsonl", "script", "prose", "reference", "gutenberg-play", "gutenberg-novel", "fountain")
 Format = Literal["jsonl", "script", "prose", "reference", "gutenberg-play", "gutenberg-novel",
                  "fountain"]
+FORMATS: tuple[str, ...] = get_args(Format)
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 MAX_TEXT_CHARS = 20_000
 
@@ -267,20 +267,23 @@ def _from_drafts(drafts: list[Draft], file: str) -> list[Action]:
     actions: list[Action] = []
     for line, who, text, chapter in drafts:
         name = who if who in PSEUDO_CHARACTERS else _speaker(who, file, line)
-        label = " ".join(chapter.split())[:200] if chapter else None
-        actions.append(_action(actions, name, text, label or None, file, line))
+        label = " ".join("".join(c for c in chapter if c.isprintable() or c.isspace()).split())[:200] \
+            if chapter else None
+        actions.append(_action(actions, name, " ".join(text.split()), label or None, file, line))
     return actions
 
 
 def _with_aliases(cast: list[Character], found: dict[str, list[str]]) -> list[Character]:
-    """Add the name variants a parser found to the cast member they belong to."""
-    taken = {k.casefold(): c.name for c in cast for k in c.keys()}
+    """Add the name variants a parser found to the cast member they belong to (a variant
+    that already names someone else is left out)."""
+    owner = {k.casefold(): c.name for c in cast for k in c.keys()}
     out = []
     for c in cast:
-        extra = [a for names in (found.get(k, []) for k in c.keys()) for a in names
-                 if taken.get(a.casefold(), c.name) == c.name and a.casefold() not in
-                 {k.casefold() for k in c.keys()}]
-        out.append(c.model_copy(update={"aliases": [*c.aliases, *dict.fromkeys(extra)]}) if extra else c)
+        new = []
+        for alias in (a for k in c.keys() for a in found.get(k, [])):
+            if owner.setdefault(alias.casefold(), c.name) == c.name and alias not in c.keys() + new:
+                new.append(alias)
+        out.append(c.model_copy(update={"aliases": [*c.aliases, *new]}) if new else c)
     return out
 
 

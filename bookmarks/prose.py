@@ -140,8 +140,8 @@ def _clean_person(raw: str | None) -> str | None:
 
 def _said(text: str, quotes: list[re.Match]) -> str | None:
     """The said-verb attribution of a paragraph: a name, a pronoun, or None."""
-    spans = [(text[q.end():], _SAID_AFTER.match) for q in quotes]
-    spans.insert(1, (text[: quotes[0].start()], _SAID_BEFORE.search))
+    spans = [(text[q.end():q.end() + 80], _SAID_AFTER.match) for q in quotes]
+    spans.insert(1, (text[max(0, quotes[0].start() - 80):quotes[0].start()], _SAID_BEFORE.search))
     for part, find in spans:
         if m := find(part):
             who = next(g for g in m.groups() if g)
