@@ -251,7 +251,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bookmarks", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("import", help="import a story file (JSONL, script, prose, reference)")
+    p = sub.add_parser("import", help="import a story file (JSONL, play script, prose, Project "
+                                      "Gutenberg play or novel, Fountain, reference JSON)")
     p.add_argument("path")
     p.add_argument("--format", choices=FORMATS, help="override format detection")
     p.add_argument("--title", help="the story's title (default: from the meta file or name)")

@@ -148,8 +148,17 @@ def parse_jsonl(lines: list[str], file: str) -> list[Action]:
                 'each line needs "character" and "text" fields.', file=file, line=number
             )
         chapter = obj.get("chapter")
+        if chapter is None and (obj.get("act") is not None or obj.get("scene") is not None):
+            # plays exported with act/scene fields: "Act 1, Scene 2" is the chapter
+            chapter = ", ".join(f"{k.capitalize()} {obj[k]}" for k in ("act", "scene")
+                                if obj.get(k) is not None and str(obj[k]).strip())
         if chapter is not None and not isinstance(chapter, str):
             raise StoryFormatError('"chapter" must be a string.', file=file, line=number)
+        present = obj.get("present")
+        if present is not None and (not isinstance(present, list)
+                                    or not all(isinstance(p, str) for p in present)):
+            raise StoryFormatError('"present" must be a list of character names.', file=file,
+                                   line=number)
         name = _speaker(obj["character"], file, number)
         actions.append(
             Action(
@@ -157,6 +166,7 @@ def parse_jsonl(lines: list[str], file: str) -> list[Action]:
                 character=name,
                 text=_clean_text(text, file, number),
                 chapter=chapter.strip() or None if chapter else None,
+                present=[p.strip() for p in present if p.strip()] if present else None,
             )
         )
     return actions

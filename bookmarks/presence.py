@@ -103,7 +103,8 @@ def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, se
             chapter, present, last_speaker = a.chapter, set(), None
         given = getattr(a, "present", None)
         if given:
-            present = {n for n in given if n in known} | ({a.character} & known)
+            names = {find.by_key.get(n.casefold(), n) for n in given}  # aliases too
+            present = (names & known) | ({a.character} & known)
             out[a.index] = set(present)
             continue
         if a.character == NARRATION:

@@ -19,7 +19,7 @@ from .store import Store
 
 BUNDLED_STORIES = Path(os.environ.get("BOOKMARKS_STORIES")
                        or Path(__file__).resolve().parent.parent / "stories")
-BUNDLED_SUFFIXES = (".jsonl", ".txt", ".json", ".md")
+BUNDLED_SUFFIXES = (".jsonl", ".txt", ".json", ".md", ".fountain")
 
 
 @dataclass

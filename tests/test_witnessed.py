@@ -205,3 +205,25 @@ def test_an_apostrophe_to_someone_absent_is_no_entrance():
     assert derive(actions, CAST)[2] == {"Cid Hale"}
     plain = [Action(index=1, character="Cid Hale", text="Ada, look at this.", chapter="S")]
     assert derive(plain, CAST)[1] == {"Cid Hale", "Ada Penrose"}
+
+
+def test_jsonl_carries_presence_and_act_scene_chapters(store):
+    from bookmarks.importers import parse_story
+
+    lines = [
+        {"character": "Ada", "text": "The key is under the stone.", "act": 1, "scene": 1,
+         "present": ["Ada", "Ben"]},
+        {"character": "Ben", "text": "I will not tell Cid.", "act": 1, "scene": 2,
+         "present": ["Ben"]},
+    ]
+    story = parse_story("\n".join(json.dumps(x) for x in lines).encode(), "s.jsonl")
+    story.characters = CAST
+    story.actions = [a.model_copy(update={"character": {"Ada": "Ada Penrose",
+                                                         "Ben": "Ben Carne"}[a.character]})
+                     for a in story.actions]
+    assert [a.chapter for a in story.actions] == ["Act 1, Scene 1", "Act 1, Scene 2"]
+    sid = store.add_story(story)
+    assert store.presence(sid) == {"Ada Penrose": [(1, 1)], "Ben Carne": [(1, 2)]}
+    bad = '{"character": "Ada", "text": "x", "present": "Ada"}'
+    with pytest.raises(Exception, match="line 1"):
+        parse_story(bad.encode(), "bad.jsonl")

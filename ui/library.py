@@ -40,9 +40,11 @@ def build_library_tab(services: Services) -> dict:
         with gr.Row():
             with gr.Column(scale=1):
                 gr.Markdown("### Import a story")
-                upload = gr.File(label="Story file (JSONL, script, prose or reference JSON)",
+                upload = gr.File(label="Story file (JSONL, play script, prose, Project Gutenberg "
+                                       "play or novel, Fountain screenplay, reference JSON)",
                                  elem_id="story-upload",
-                                 file_types=[".jsonl", ".json", ".txt", ".md"], type="filepath")
+                                 file_types=[".jsonl", ".json", ".txt", ".md", ".fountain"],
+                                 type="filepath")
                 fmt = gr.Dropdown(["auto", *FORMATS], value="auto", label="Format")
                 title = gr.Textbox(label="Title (optional)", elem_id="import-title")
                 preview = gr.Markdown(elem_id="library-preview")
