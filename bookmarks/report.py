@@ -61,6 +61,18 @@ def format_compare(result: dict) -> str:
     return "\n".join(lines)
 
 
+def _label(run: dict) -> str:
+    """The method's name, with the knowledge mode when it is not the default."""
+    name = METHODS.get(run["method"], run["method"])
+    knowledge = run["params"].get("knowledge", "omniscient")
+    return name if knowledge == "omniscient" else f"{name} ({knowledge})"
+
+
+def _same_setup(a: dict, b: dict) -> bool:
+    return (a["story_id"], a["method"], a["params"].get("knowledge", "omniscient")) == \
+        (b["story_id"], b["method"], b["params"].get("knowledge", "omniscient"))
+
+
 def _mean_ci(values: list[float]) -> tuple[float, tuple[float, float]]:
     r = paired_difference(values, [0.0] * len(values))
     return r["diff"], r["ci"]
@@ -71,24 +83,26 @@ def table(store: Store, run_ids: list[int]) -> dict:
     and story folded in when given)."""
     runs = [store.run(i) for i in run_ids]
     nap = [r for r in runs if r["kind"] == "nap"]
-    mcq = {(r["story_id"], r["method"]): r for r in runs if r["kind"] == "mcq"}
+    mcq = [r for r in runs if r["kind"] == "mcq"]
     if not nap and not mcq:
         raise BookmarksError("Give the ids of finished NAP (and MCQ) runs.")
     rows = []
     for run in nap:
         one, best = _item_scores(store, run), _item_scores(store, run, best=True)
-        row = {"method": METHODS.get(run["method"], run["method"]), "run": run["id"],
+        row = {"method": _label(run), "run": run["id"],
                "items": len(one), "k": run["params"].get("k", 1),
                "judge": run["params"].get("judge", "single")}
         for c in COLUMNS:
             row[c] = _mean_ci([v[c] for v in one.values()])
         row["best@1"] = row["mean"]
         row["best@k"] = _mean_ci([v["mean"] for v in best.values()])
-        m = mcq.pop((run["story_id"], run["method"]), None)
+        m = next((x for x in mcq if _same_setup(x, run)), None)
+        if m is not None:
+            mcq.remove(m)
         row["mcq"] = _mean_ci([v["accuracy"] for v in _item_scores(store, m).values()]) if m else None
         rows.append(row)
-    for m in mcq.values():  # MCQ runs without a NAP run of their method
-        rows.append({"method": METHODS.get(m["method"], m["method"]), "run": m["id"],
+    for m in mcq:  # MCQ runs without a NAP run of their method and setup
+        rows.append({"method": _label(m), "run": m["id"],
                      "items": 0, "k": None, "judge": "",
                      **dict.fromkeys((*COLUMNS, "best@1", "best@k")),
                      "mcq": _mean_ci([v["accuracy"] for v in _item_scores(store, m).values()])})
