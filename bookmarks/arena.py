@@ -148,8 +148,17 @@ def next_item(store: Store, annotator: str, rng: random.Random | None = None) ->
     scene_of = {item["method_a"]: item["scene_a"], item["method_b"]: item["scene_b"]}
     start = next(s for s in store.arena_starts() if s["id"] == item["start_id"])
     total = len(store.arena_items())
+    story = store.story(start["story_id"])
+    counts = store.action_counts(start["story_id"])
     return {"item_id": item["id"], "setting": start["setting"],
             "first_line": {"character": start["first_speaker"], "text": start["first_line"]},
+            # spoiler-safe context: who the characters are and the lines just before the start
+            "context": {"story": story.title, "point": start["point"],
+                        "characters": [(c.name, counts.get(c.name, 0))
+                                       for c in store.characters(start["story_id"])
+                                       if c.name in start["characters"] or c.major],
+                        "before": [(a.character, a.text) for a in store.actions(
+                            start["story_id"], max(1, start["point"] - 7), start["point"])]},
             "left": _transcript(store, scene_of[view["left_method"]]),
             "right": _transcript(store, scene_of[view["right_method"]]),
             "progress": {"done": len(done), "total": total}, "shown_at": time.time()}

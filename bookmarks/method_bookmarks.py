@@ -233,7 +233,8 @@ class BookmarksGrounder:
         bm.content, bm.p = res.content, res.p_new
 
     def _view(self, bm: Bookmark, req: GroundRequest) -> Piece:
-        label = f"{bm.title} ({bm.type}, as of action {bm.p})"
+        # which bookmark and checkpoint each piece comes from ("new" until committed)
+        label = f"{bm.title} (#{bm.id or 'new'}, {bm.type}, as of action {bm.p})"
         if bm.type == "concept":
             text, evidence = render_concept(bm.content)  # type: ignore[arg-type]
         elif bm.type == "state":

@@ -30,6 +30,7 @@ SCENE = [Line("Tobias Bell", "Where is the boat?"), Line("narration", "Rain.")]
     ("## It sank at noon.", "It sank at noon."),
     ("It sank. Mara should keep in mind (story memory): rain.", "It sank."),
     ("It sank. Mara's goal (state, as of action 27) [actions 1–4] rain", "It sank."),
+    ("It sank. Mara's goal (#12, state, as of action 27) rain", "It sank."),
 ])
 def test_clean_keeps_one_line_of_the_character(raw, expected):
     text, reason = clean_reply(raw, "Mara", aliases=["Mags"], others=OTHERS, scene=SCENE)

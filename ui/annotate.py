@@ -66,7 +66,14 @@ def build_annotate_tab(services: Services) -> None:
                     *[gr.update(interactive=False)] * len(all_buttons))
         p = item["progress"]
         first = item["first_line"]
-        head = (f"<p><i>{esc(item['setting'])}</i></p><p><b>{esc(first['character'])}:</b> "
+        ctx = item["context"]
+        cast = ", ".join(f"{esc(n)} ({k} lines)" for n, k in ctx["characters"])
+        before = "".join(f"<p><i>{esc(t)}</i></p>" if who == "narration"
+                         else f"<p><b>{esc(who)}:</b> {esc(t)}</p>" for who, t in ctx["before"])
+        head = (f"<details class='bm-context'><summary>The story so far — <i>{esc(ctx['story'])}"
+                f"</i>, up to action {ctx['point']}</summary><p>Characters: {cast}</p>"
+                f"{before}</details>"
+                f"<p><i>{esc(item['setting'])}</i></p><p><b>{esc(first['character'])}:</b> "
                 f"{esc(first['text'])}</p>")
         return ({"item_id": item["item_id"], "shown_at": item["shown_at"]},
                 f"Item {p['done'] + 1} of {p['total']}", head, _side(item["left"], "A"),
