@@ -66,7 +66,10 @@ def build_library_tab(services: Services) -> dict:
                     prev_btn = gr.Button("◀ Previous")
                     next_btn = gr.Button("Next ▶")
                 storyline = gr.Dataframe(headers=["#", "chapter", "character", "text"],
-                                         label="Storyline", interactive=False, wrap=True)
+                                         label="Storyline (actions numbered from 1 in file "
+                                               "order; headings are not actions)",
+                                         interactive=False, wrap=True,
+                                         column_widths=["7%", "20%", "15%", "58%"])
                 with gr.Accordion("Who is present (for witnessed knowledge)", open=False,
                                   elem_id="presence-box"):
                     gr.Markdown("Derived from the storyline: entrances and exits in stage "
