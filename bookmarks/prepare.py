@@ -16,12 +16,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .errors import BookmarksError, NotFoundError
+from .errors import BookmarksError
 from .lineage import Lineage
 from .llm import LLM
 from .play import ground_at
 from .store import Store
 from .sync import STATE_BLOCK
+from .walk import chosen_characters
 
 DEFAULT_EVERY = 100
 # used until this database has measured rates: a small local model on 2 cores
@@ -74,18 +75,7 @@ def progress(store: Store, story_id: int) -> dict:
 def plan(store: Store, story_id: int, *, characters: list[str] | None = None,
          every: int = DEFAULT_EVERY, budget: int = 3) -> Plan:
     story = store.story(story_id)
-    cast = store.characters(story_id)
-    if characters:
-        names = []
-        for wanted in characters:
-            match = next((c for c in cast if wanted.casefold() in {k.casefold() for k in c.keys()}),
-                         None)
-            if match is None:
-                raise NotFoundError(f"The story has no character named {wanted!r}; its cast is "
-                                    f"{', '.join(c.name for c in cast)}.")
-            names.append(match.name)
-    else:
-        names = [c.name for c in cast if c.major] or [c.name for c in cast][:3]
+    names = chosen_characters(store, story_id, characters)
     if every < 10:
         raise BookmarksError("Checkpoints closer than every 10 actions cost more than they save.")
     points = list(range(every, story.n_actions, every))

@@ -43,20 +43,26 @@ class WalkSummary:
         return d
 
 
+def chosen_characters(store: Store, story_id: int, wanted: list[str] | None) -> list[str]:
+    """Canonical names for the characters asked for (by name or alias), in order; by
+    default the story's major characters (or the whole cast when none is major)."""
+    cast = store.characters(story_id)
+    if not wanted:
+        return [c.name for c in cast if c.major] or [c.name for c in cast]
+    names: list[str] = []
+    for name in wanted:
+        match = next((c for c in cast if name.casefold() in {k.casefold() for k in c.keys()}), None)
+        if match is None:
+            raise NotFoundError(f"The story has no character named {name!r}; its cast is "
+                                f"{', '.join(c.name for c in cast)}.")
+        if match.name not in names:
+            names.append(match.name)
+    return names
+
+
 def eligible_points(store: Store, story_id: int, characters: list[str] | None,
                     window: int = 10) -> list[Action]:
-    cast = store.characters(story_id)
-    if characters:
-        names = set()
-        for wanted in characters:
-            match = next((c for c in cast if wanted.casefold() in {k.casefold() for k in c.keys()}),
-                         None)
-            if match is None:
-                raise NotFoundError(f"The story has no character named {wanted!r}; its cast is "
-                                    f"{', '.join(c.name for c in cast)}.")
-            names.add(match.name)
-    else:
-        names = {c.name for c in cast if c.major} or {c.name for c in cast}
+    names = set(chosen_characters(store, story_id, characters))
     return [a for a in store.actions(story_id) if a.character in names and a.index > window]
 
 
