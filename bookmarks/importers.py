@@ -407,6 +407,8 @@ def _canonical_speakers(actions: list[Action], cast: list[Character]) -> list[Ac
 
 
 def _check_questions(questions: list[Question], n: int, file: str) -> list[Question]:
+    """Questions checked against the story; one without a story point is asked at its end."""
+    questions = [q.model_copy(update={"after": n}) if q.after == 0 else q for q in questions]
     for q in questions:
         if q.after > n:
             raise StoryFormatError(

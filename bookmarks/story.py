@@ -47,7 +47,7 @@ class Question(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    after: int = Field(ge=1)
+    after: int = Field(default=0, ge=0)  # 0: no story point given — asked at the end
     character: str | None = None
     question: str = Field(min_length=1)
     options: dict[str, str]

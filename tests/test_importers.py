@@ -170,3 +170,15 @@ def test_edge_cases_are_handled():
     # very long lines are refused with the line number
     with pytest.raises(StoryFormatError, match=r"long.txt, line 2: .*20000"):
         parse("A: short\nB: " + "x" * 20_001 + "\n", "long.txt")
+
+
+def test_a_question_without_a_story_point_is_asked_at_the_end(tmp_path):
+    from bookmarks.importers import load_story
+
+    (tmp_path / "s.jsonl").write_text('{"character": "A", "text": "One."}\n'
+                                      '{"character": "B", "text": "Two."}\n')
+    (tmp_path / "s.questions.jsonl").write_text(
+        '{"id": "q1", "question": "Who spoke last?", "options": {"A": "A", "B": "B"}, '
+        '"answer": "B"}\n')
+    story = load_story(tmp_path / "s.jsonl")
+    assert story.questions[0].after == 2
