@@ -375,6 +375,12 @@ def _title(given: str | None, from_meta: object, filename: str) -> str:
     return "Untitled story"
 
 
+# speakers that are a group, not a person: their lines stay speech, but they are never a
+# major character (so never in a default cast, walk, evaluation or preparation)
+GROUP_SPEAKERS = frozenset({"all", "both", "omnes", "everyone", "others", "several", "crowd",
+                            "the crowd", "voices", "all three", "all four", "chorus of voices"})
+
+
 def _cast(actions: list[Action], declared: list | None, file: str) -> list[Character]:
     counts: dict[str, int] = {}
     for a in actions:
@@ -391,7 +397,8 @@ def _cast(actions: list[Action], declared: list | None, file: str) -> list[Chara
     top = max(counts.values(), default=0)
     for n in ranked:
         if n.casefold() not in known:
-            major = not declared and counts[n] >= max(3, top * 0.2) and ranked.index(n) < 6
+            major = not declared and counts[n] >= max(3, top * 0.2) and ranked.index(n) < 6 \
+                and n.casefold() not in GROUP_SPEAKERS
             cast.append(Character(name=n, major=major))
             known.add(n.casefold())
     return cast

@@ -182,3 +182,13 @@ def test_a_question_without_a_story_point_is_asked_at_the_end(tmp_path):
         '"answer": "B"}\n')
     story = load_story(tmp_path / "s.jsonl")
     assert story.questions[0].after == 2
+
+
+def test_a_group_speaker_is_never_a_major_character():
+    from bookmarks.importers import parse_story
+
+    lines = "\n".join(["ALL: Long live the king!", "HAMLIN: Quiet.", "ALL: Long live him!",
+                       "ALL: Again!", "HAMLIN: I said quiet.", "ALL: Never!", "HAMLIN: Fine."])
+    story = parse_story(lines.encode(), "crowd.txt")
+    major = {c.name for c in story.characters if c.major}
+    assert "Hamlin" in major and not any(n.casefold() == "all" for n in major)
