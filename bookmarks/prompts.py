@@ -110,10 +110,13 @@ def concept(*, story: str, title: str, subject: str, current: str, p: int, pinne
 
 def state(*, story: str, title: str, subject: str, node: str, node_range: str,
           block: Sequence[IndexedLine]) -> list[dict[str, str]]:
+    # The block of actions comes first: several state bookmarks reading the same block
+    # then share the longest part of their prompts, which a server that keeps the last
+    # prompt's cache (llama.cpp) does not process again (benchmarks/prefix_order.py).
     user = (
-        f'Story: "{story}". Section: "{title}" - the evolving state of {subject}.\n'
+        f'Story: "{story}". New actions:\n{lines_block(block)}\n\n'
+        f'Section: "{title}" - the evolving state of {subject}.\n'
         f"Current state ({node_range}): {node or '(nothing recorded yet)'}\n\n"
-        f"New actions:\n{lines_block(block)}\n\n"
         "Decide how the state changes after these actions:\n"
         '- "unchanged": nothing relevant to this section happened;\n'
         '- "refine": still the same state, but the new actions add detail (give the full '
@@ -127,9 +130,9 @@ def state(*, story: str, title: str, subject: str, node: str, node_range: str,
 def first_state(*, story: str, title: str, subject: str,
                 block: Sequence[IndexedLine]) -> list[dict[str, str]]:
     user = (
-        f'Story: "{story}". Section: "{title}" - the evolving state of {subject}.\n'
+        f'Story: "{story}". New actions:\n{lines_block(block)}\n\n'
+        f'Section: "{title}" - the evolving state of {subject}.\n'
         "Nothing is recorded for this section yet.\n\n"
-        f"Actions:\n{lines_block(block)}\n\n"
         f"Describe the state of {subject} for this section as these actions leave it, in at "
         "most 60 words. If they say nothing about it, say briefly what is known so far (for "
         f"example that {subject} has not appeared yet)."

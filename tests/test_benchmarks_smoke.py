@@ -41,3 +41,20 @@ def test_model_benchmarks_on_scripted_server(tmp_path):
                "BOOKMARKS_API_KEY": "k"}
         assert "without reuse" in bench("reuse_savings.py", "--points", "3", env=env)
         assert "usable after hygiene" in bench("actor_hygiene.py", "--n", "4", env=env)
+
+
+def test_fast_turns_short():
+    out = bench("fast_turns.py", "--latency", "0.01", "--turns", "2", "--pause", "1",
+                "--start", "300", "--every", "100")
+    assert "first token p50" in out and "prepared" in out
+
+
+def test_long_story_and_prefix_order_on_scripted_server(tmp_path):
+    with scripted_server() as url:
+        env = {"BOOKMARKS_DATA_DIR": str(tmp_path), "BOOKMARKS_BASE_URL": url,
+               "BOOKMARKS_API_KEY": "k"}
+        out = bench("long_story.py", "--points", "2", "--no-predict", "--noreuse-points", "1",
+                    env=env)
+        assert "0 failed" in out and "measured/estimated" in out
+        assert "block first vs section first" in bench("prefix_order.py", "--actions", "64",
+                                                       env=env)
