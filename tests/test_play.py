@@ -137,3 +137,29 @@ def test_fork_refuses_a_line_of_another_scene(setup):
     foreign = add_user_turn(store, other.id, "Ada", "Elsewhere.")
     with pytest.raises(ValueError, match="not part of this scene"):
         fork_at(store, scene.id, foreign.id)
+
+
+def test_panel_tells_this_turns_memory_from_everything_logged_since(store):
+    """After a regenerate, the panel's memory figure is the turn's own (as in the cost
+    meter); the calls logged since the previous line, discarded attempt included, are
+    labelled as such."""
+    from bookmarks.play import regenerate_last
+    from bookmarks.testing import ScriptedFakeModel, ScriptedMemory
+    from ui.panel import activity_html
+
+    from .conftest import make_llm
+    from .engine_helpers import generated_story
+
+    sid = store.add_story(generated_story(200))
+    fake = ScriptedFakeModel(default=ScriptedMemory())
+    llms = {"memory": make_llm(fake, store), "actor": make_llm(fake, store, role="actor")}
+    scene = store.create_scene(sid, start_point=150, cast=["Ada", "Ben"], method="bookmarks")
+    run_sync(generate_turn(store, llms, scene.id, "Ada"))
+    turn = run_sync(regenerate_last(store, llms, scene.id))
+    act = turn_activity(store, turn.id)
+    meter = cost_meter(store, scene.id, turn.id)
+    own = act["usage"]["prompt_tokens"] + act["usage"]["completion_tokens"]
+    assert own == meter["turn"]["memory_tokens"]
+    assert act["calls"]["tokens"] > own  # the discarded first attempt is logged too
+    html = activity_html(act)
+    assert f"{own} tokens (as in the cost meter)" in html and "discarded attempts" in html

@@ -58,10 +58,14 @@ def activity_html(act: dict | None, turn_label: str = "") -> str:
             parts.append(f"<li><i>{esc(c['title'])}</i> {verb} (actions {c['range'][0]}–"
                          f"{c['range'][1]}): {before}<ins>{esc(c['after'])}</ins></li>")
         parts.append("</ul>")
-    calls = act["calls"]
-    parts.append(f"<p><small>{calls['calls']} model calls, {calls['tokens']} tokens, "
-                 f"{calls['latency_ms'] / 1000:.1f} s of model time; actor tries: "
-                 f"{act['actor_tries']}</small></p>")
+    calls, usage = act["calls"], act.get("usage") or {}
+    memory_tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+    parts.append(f"<p><small>This turn's memory: {usage.get('calls', 0)} model calls, "
+                 f"{memory_tokens} tokens (as in the cost meter); actor tries: "
+                 f"{act['actor_tries']}. Logged since the previous line: {calls['calls']} model "
+                 f"calls, {calls['tokens']} tokens, {calls['latency_ms'] / 1000:.1f} s of model "
+                 "time — this includes discarded attempts (a regenerated line) and background "
+                 "work for other speakers.</small></p>")
     if act["grounding"]:
         pieces = "".join(
             f"<li>{esc(p['label'])}: actions {esc(', '.join(map(str, p['evidence'][:12])))}</li>"
