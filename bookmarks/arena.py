@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -87,8 +88,9 @@ async def generate_starts(store: Store, memory: LLM, story_id: int, n: int,
 
 async def run_item(store: Store, llms: dict[str, LLM], start_id: int, *,
                    method_a: str = "bookmarks", method_b: str = "eta3", turns: int = 10,
-                   budget: int = 3) -> int:
-    """Continue one start with both methods (same models, same settings) → an item."""
+                   budget: int = 3, on_turn: Callable[[str, int, int], None] | None = None) -> int:
+    """Continue one start with both methods (same models, same settings) → an item.
+    `on_turn(method, k, turns)` is told before each turn (for progress bars)."""
     start = next((s for s in store.arena_starts() if s["id"] == start_id), None)
     if start is None:
         raise BookmarksError(f"There is no arena start with id {start_id}.")
@@ -103,7 +105,9 @@ async def run_item(store: Store, llms: dict[str, LLM], start_id: int, *,
                                        settings={"budget": budget, "arena": start_id})
             scenes.append(scene.id)
             add_user_turn(store, scene.id, start["first_speaker"], start["first_line"])
-            for _ in range(turns):
+            for k in range(turns):
+                if on_turn:
+                    on_turn(method, k, turns)
                 who = round_robin(store, store.scene(scene.id))
                 await _turn_with_retries(store, llms, scene.id, who, method, budget)
     except BaseException:

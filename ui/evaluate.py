@@ -246,12 +246,17 @@ def build_evaluate_tab(services: Services) -> None:
         pending = store.arena_starts(sid)
         if not pending:
             raise gr.Error("Generate starting scenes first.")
+        steps = len(pending) * 2 * int(turns_)
         for n, s in enumerate(pending, start=1):
-            progress((n - 1, len(pending)), desc=f"start {s['id']}")
             yield f"Continuing start {s['id']} ({n} of {len(pending)})…"
+
+            def on_turn(method: str, k: int, total: int, n: int = n, s: dict = s) -> None:
+                done = ((n - 1) * 2 + (method == b)) * total + k
+                progress((done, steps), desc=f"start {s['id']}: {method}, turn {k + 1} of {total}")
+
             try:
                 await arena.run_item(store, services.llms, s["id"], method_a=a, method_b=b,
-                                     turns=int(turns_))
+                                     turns=int(turns_), on_turn=on_turn)
             except BookmarksError as exc:
                 raise gr.Error(str(exc)) from None
         yield f"{len(pending)} items ready for annotation."
