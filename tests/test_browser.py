@@ -279,6 +279,15 @@ def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
             page.goto(app.url)
+            bad = tmp_path / "bad.jsonl"
+            bad.write_text('{"character": "A", "text": "ok"}\n{"character": "B", "text": \n')
+            page.locator("#story-upload input[type=file]").set_input_files(str(bad))
+            page.wait_for_selector("#library-preview :text('cannot be imported')", timeout=20_000)
+            assert "bad.jsonl, line 2" in page.locator("#library-preview").inner_text()
+            page.locator("#import-btn").click()
+            page.wait_for_selector("#library-status :text('Not imported')", timeout=20_000)
+            assert "line 2" in page.locator("#library-status").inner_text()
+            page.locator("#story-upload button[aria-label='Clear']").first.click()
             page.locator("#story-upload input[type=file]").set_input_files(
                 str(STORIES / "the_night_ferry.txt"))
             page.wait_for_selector("#library-preview :text('format')", timeout=20_000)

@@ -105,22 +105,28 @@ def build_library_tab(services: Services) -> dict:
                         confirm = gr.Checkbox(label="Yes, delete this story and its scenes")
                         delete_btn = gr.Button("Delete story", variant="stop")
 
-    @user_errors
     def do_import(path: str | None, fmt_: str, title_: str):
+        """A refused file is said once, in the status line, naming file, line and reason
+        (not as a second pop-up next to the preview's, nor as an error on the dropdown)."""
         if not path:
-            raise gr.Error("Choose a file to upload first.")
-        story_id = services.import_file(path, fmt=None if fmt_ == "auto" else fmt_,
-                                        title=title_.strip() or None)
+            return "Choose a file to upload first.", gr.update()
+        try:
+            story_id = services.import_file(path, fmt=None if fmt_ == "auto" else fmt_,
+                                            title=title_.strip() or None)
+        except (BookmarksError, ValueError) as exc:
+            return f"**Not imported.** {esc(str(exc))}", gr.update()
         info = services.store.story(story_id)
         msg = f"Imported **{esc(info.title)}** ({info.n_actions} actions, from {Path(path).name})."
         return msg, gr.update(choices=story_choices(services), value=story_label(info))
 
-    @user_errors
     def do_preview(path: str | None, fmt_: str):
         if not path:
             return ""
-        story = load_story(path, fmt=None if fmt_ == "auto" else fmt_,
-                           max_bytes=services.settings.max_upload_bytes)
+        try:
+            story = load_story(path, fmt=None if fmt_ == "auto" else fmt_,
+                               max_bytes=services.settings.max_upload_bytes)
+        except (BookmarksError, ValueError) as exc:
+            return f"**This file cannot be imported as it is.** {esc(str(exc))}"
         counts = story.action_counts()
         cast = ", ".join(f"{esc(c.name)} ({counts.get(c.name, 0)})" for c in story.characters[:12])
         first = "  \n".join(f"[{a.index}] **{esc(a.character)}**: {esc(a.text[:160])}"
