@@ -21,7 +21,21 @@ def _services():
 
 def cmd_import(args: argparse.Namespace) -> int:
     services = _services()
-    story_id = services.import_file(args.path, fmt=args.format, title=args.title)
+    if args.attribute:
+        from .attribution import apply, suggest
+        from .importers import load_story
+        from .llm import run_sync
+
+        story = load_story(args.path, fmt=args.format, title=args.title,
+                           max_bytes=services.settings.max_upload_bytes)
+        found = run_sync(suggest(services.llms["memory"], story))
+        for s in found:
+            mark = "✓" if s.speaker != "unknown" and s.confidence >= args.min_confidence else " "
+            print(f" {mark} [{s.index}] {s.speaker} ({s.confidence:.2f}): {s.text[:90]}")
+        story = apply(story, found, args.min_confidence)
+        story_id = services.store.add_story(story)
+    else:
+        story_id = services.import_file(args.path, fmt=args.format, title=args.title)
     info = services.store.story(story_id)
     n_chars = len(services.store.characters(story_id))
     print(f"Imported story {story_id}: {info.title!r} — {info.n_actions} actions, "
@@ -256,6 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path")
     p.add_argument("--format", choices=FORMATS, help="override format detection")
     p.add_argument("--title", help="the story's title (default: from the meta file or name)")
+    p.add_argument("--attribute", action="store_true",
+                   help="ask the memory model who speaks the quotes the rules left as narration "
+                        "(suggestions are printed; those at --min-confidence or above applied)")
+    p.add_argument("--min-confidence", type=float, default=0.7)
     p.set_defaults(func=cmd_import)
     p = sub.add_parser("list", help="list the stored stories")
     p.add_argument("--bundled", action="store_true", help="import the bundled stories first")

@@ -103,6 +103,7 @@ class ScriptedMemory:
                              ("Which parts of", "eta3_select"), ("next line.", "act"),
                              ("For each dimension answer yes", "judge"),
                              ("? Answer yes or no.", "judge_dimension"),
+                             ("Who speaks the quoted words", "attribute"),
                              ("Answer with the letter", "mcq")):
             if needle in text:
                 return kind
@@ -136,6 +137,12 @@ class ScriptedMemory:
         if kind == "judge":
             return json.dumps({"emotion": "yes", "intent": "no" if n % 2 else "yes",
                                "causality": "yes", "position": "no", "content": "no"})
+        if kind == "attribute":  # the first character named in the prompt's cast list
+            import re
+
+            cast = re.search(r"Characters: ([^,.]+)", request.messages[-1]["content"])
+            return json.dumps({"speaker": cast.group(1) if cast else "unknown",
+                               "confidence": 0.9})
         if kind == "judge_dimension":
             return json.dumps({"answer": "yes" if n % 5 in (1, 3) else "no"})
         if kind == "mcq":

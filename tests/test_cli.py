@@ -103,3 +103,21 @@ def test_eval_nap_mcq_and_export_over_http(tmp_path):
     eff = run(tmp_path, "eval", "efficiency", str(summary["run"]))
     assert [json.loads(x)["bucket"] for x in eff.stdout.splitlines()] == [
         "0-25%", "25-50%", "50-75%", "75-100%"]
+
+
+def test_import_with_model_assisted_attribution(tmp_path):
+    """`bookmarks import --attribute` shows the model's suggestions and applies those at or
+    above the threshold (over real HTTP against a scripted server)."""
+    from .fake_server import scripted_server
+
+    text = ('Anna looked at the sea.\n\n"We should go," said Anna.\n\n"Not yet," said Bo.\n\n'
+            '"The tide is turning."\n\nThe boat rocked.\n')
+    path = tmp_path / "sea.txt"
+    path.write_text(text)
+    with scripted_server() as url:
+        out = run_env(tmp_path, {"BOOKMARKS_BASE_URL": url, "BOOKMARKS_API_KEY": "k"},
+                      "import", str(path), "--format", "prose", "--attribute")
+    assert out.returncode == 0, out.stderr
+    assert "✓ [4] Anna (0.90): \"The tide is turning.\"" in out.stdout
+    listed = run_env(tmp_path, {}, "list")
+    assert "sea" in listed.stdout.lower()

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import gradio as gr
 
+from bookmarks.attribution import Suggestion
+from bookmarks.attribution import apply as apply_suggestions
+from bookmarks.attribution import suggest as suggest_speakers
 from bookmarks.errors import BookmarksError
 from bookmarks.importers import FORMATS, load_story
 from bookmarks.prepare import plan, prepare, progress
@@ -48,6 +51,13 @@ def build_library_tab(services: Services) -> dict:
                 fmt = gr.Dropdown(["auto", *FORMATS], value="auto", label="Format")
                 title = gr.Textbox(label="Title (optional)", elem_id="import-title")
                 preview = gr.Markdown(elem_id="library-preview")
+                with gr.Accordion("Quotes the rules left as narration", open=False):
+                    attr_btn = gr.Button("Suggest their speakers with the memory model",
+                                         elem_id="attr-btn")
+                    min_conf = gr.Slider(0, 1, value=0.7, step=0.05,
+                                         label="On import, apply suggestions at or above")
+                    attr_view = gr.Markdown(elem_id="attr-view")
+                suggestions = gr.State(None)
                 import_btn = gr.Button("Import", variant="primary", elem_id="import-btn")
                 bundled_btn = gr.Button("Import bundled stories")
                 status = gr.Markdown(elem_id="library-status")
@@ -105,14 +115,22 @@ def build_library_tab(services: Services) -> dict:
                         confirm = gr.Checkbox(label="Yes, delete this story and its scenes")
                         delete_btn = gr.Button("Delete story", variant="stop")
 
-    def do_import(path: str | None, fmt_: str, title_: str):
+    def do_import(path: str | None, fmt_: str, title_: str, found=None, threshold: float = 0.7):
         """A refused file is said once, in the status line, naming file, line and reason
-        (not as a second pop-up next to the preview's, nor as an error on the dropdown)."""
+        (not as a second pop-up next to the preview's, nor as an error on the dropdown).
+        Speaker suggestions made for this very file are applied at or above `threshold`."""
         if not path:
             return "Choose a file to upload first.", gr.update()
         try:
-            story_id = services.import_file(path, fmt=None if fmt_ == "auto" else fmt_,
-                                            title=title_.strip() or None)
+            fmt = None if fmt_ == "auto" else fmt_
+            if found and found.get("path") == path:
+                story = load_story(path, fmt=fmt, title=title_.strip() or None,
+                                   max_bytes=services.settings.max_upload_bytes)
+                story = apply_suggestions(story, [Suggestion(**x) for x in found["items"]],
+                                          float(threshold))
+                story_id = services.store.add_story(story)
+            else:
+                story_id = services.import_file(path, fmt=fmt, title=title_.strip() or None)
         except (BookmarksError, ValueError) as exc:
             return f"**Not imported.** {esc(str(exc))}", gr.update()
         info = services.store.story(story_id)
@@ -180,6 +198,22 @@ def build_library_tab(services: Services) -> dict:
 
     stopping: set[int] = set()
 
+    async def do_suggest(path: str | None, fmt_: str):
+        if not path:
+            raise gr.Error("Choose a file to upload first.")
+        try:
+            story = load_story(path, fmt=None if fmt_ == "auto" else fmt_,
+                               max_bytes=services.settings.max_upload_bytes)
+            found = await suggest_speakers(services.llms["memory"], story)
+        except BookmarksError as exc:
+            raise gr.Error(str(exc)) from None
+        if not found:
+            return "No quote was left as narration: nothing to suggest.", None
+        rows = "\n".join(f"| {s.index} | {esc(s.text[:100])} | {esc(s.speaker)} | "
+                         f"{s.confidence:.2f} |" for s in found)
+        table = ("| # | paragraph | speaker | confidence |\n|---|---|---|---|\n" + rows)
+        return table, {"path": path, "items": [s.__dict__ for s in found]}
+
     def presence_rows(story_id: int) -> list[list]:
         ranges = services.store.presence(story_id)
         return [[name, sum(b - a + 1 for a, b in runs),
@@ -239,7 +273,9 @@ def build_library_tab(services: Services) -> dict:
     upload.change(do_preview, [upload, fmt], [preview])
     fmt.change(do_preview, [upload, fmt], [preview])
     refresh = {"fn": lambda: stories_table(services), "inputs": None, "outputs": stories}
-    import_btn.click(do_import, [upload, fmt, title], [status, story]).then(**refresh)
+    import_btn.click(do_import, [upload, fmt, title, suggestions, min_conf],
+                     [status, story]).then(**refresh)
+    attr_btn.click(do_suggest, [upload, fmt], [attr_view, suggestions])
     bundled_btn.click(do_bundled, None, [status, story]).then(**refresh)
     story.change(lambda s: show(s, 1), [story], shown)
     page.submit(show, [story, page], shown)
