@@ -5,6 +5,7 @@ app and find the scene and its panel intact; story text is shown escaped."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -305,6 +306,8 @@ def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
             page.wait_for_selector("#scene-title :text('Bookmarks')", timeout=20_000)
             page.locator("#next-turn").click()
             page.wait_for_selector("#memory-panel :text('initialized')", timeout=90_000)
+            assert re.search(r"\(#\d+, state, as of action \d+\)",
+                             page.locator("#memory-panel").inner_text())  # piece → bookmark
             line = page.locator("#scene-chat").inner_text().strip().splitlines()[-1]
             page.get_by_text("Edit the selected line").click()
             box = page.locator("#edit-text textarea").input_value()
