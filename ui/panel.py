@@ -68,7 +68,7 @@ def activity_html(act: dict | None, turn_label: str = "") -> str:
                  "work for other speakers.</small></p>")
     if act["grounding"]:
         pieces = "".join(
-            f"<li>{esc(p['label'])}: actions {esc(', '.join(map(str, p['evidence'][:12])))}</li>"
+            f"<li>{esc(_label(p))}: actions {esc(', '.join(map(str, p['evidence'][:12])))}</li>"
             for p in act["pieces"] if p.get("evidence"))
         parts.append("<details open><summary><b>Grounding the actor saw</b></summary>"
                      f"<pre style='white-space:pre-wrap'>{esc(act['grounding'])}</pre>"
@@ -123,3 +123,11 @@ def _stall(stall: dict | None) -> str:
     return (f' — <b class="stalled">synchronized to p {stall["p"]}, {stall["behind"]} actions '
             f'behind</b> <small>({esc(stall["reason"][:200])}; the next turn continues from '
             "there)</small>")
+
+
+def _label(piece: dict) -> str:
+    """A grounding piece's label with its bookmark's id, known once the turn committed (the
+    actor saw "#new" for a bookmark initialized in that turn)."""
+    if piece.get("bookmark_id") is not None:
+        return piece["label"].replace("(#new,", f"(#{piece['bookmark_id']},")
+    return piece["label"]
