@@ -173,6 +173,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                         span=args.range, k=args.k, budget=args.budget,
                                         capacity=args.capacity, judge_mode=args.judge,
                                         knowledge=args.knowledge, run_id=args.resume,
+                                        concurrency=args.concurrency,
                                         on_record=_progress("NAP")))
     elif args.eval_command == "mcq":
         run = run_sync(evaluate.run_mcq(store, services.llms, args.story, method=args.method,
@@ -313,6 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
             q.add_argument("--judge", choices=("independent", "single"), default="independent",
                            help="five independent yes/no judge calls (the paper's) or one call")
             q.add_argument("--k", type=int, default=1, help="samples per action (Best@k)")
+            q.add_argument("--concurrency", type=int, default=4,
+                           help="points whose actor and judge calls run at once (memory is "
+                                "still grounded in story order)")
             q.add_argument("--capacity", type=int, help="ETA profile tokens (sweeps)")
         else:
             q.add_argument("--limit", type=int, help="only the first N questions")
