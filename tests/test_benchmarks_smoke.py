@@ -58,3 +58,8 @@ def test_long_story_and_prefix_order_on_scripted_server(tmp_path):
         assert "0 failed" in out and "measured/estimated" in out
         assert "block first vs section first" in bench("prefix_order.py", "--actions", "64",
                                                        env=env)
+
+
+def test_nap_throughput_short():
+    out = bench("nap_throughput.py", "--latency", "0.01", "--range", "11:40", "--levels", "1,4")
+    assert "identical results" in out and "RESULTS DIFFER" not in out
