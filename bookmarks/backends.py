@@ -65,4 +65,10 @@ def build_llms(settings: Settings, store: Store | None) -> dict[str, LLM]:
             cache_get=store.cache_get if store else None,
             cache_put=store.cache_put if store else None,
         )
+    if settings.embedder is not None:  # RICL ranks past scenes by embedding similarity
+        e = settings.embedder
+        llms["memory"].embedder = LLM(
+            model=OpenAIChatModel(model=e.model, base_url=e.base_url, api_key=e.api_key,
+                                  timeout=e.timeout),
+            config=e, log=store.log_call if store else None)
     return llms

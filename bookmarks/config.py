@@ -68,6 +68,8 @@ class Settings:
     budget: int = 3
     scene_window: int = 10
     state_block: int = 64
+    # an optional OpenAI-compatible /v1/embeddings backend: RICL ranks past scenes with it
+    embedder: RoleConfig | None = None
     background_sync: bool = True  # Play grounds the next speaker's memory ahead
     partial_after: int = 0  # Play answers with ready memory past this many actions (0: wait)
 
@@ -154,9 +156,18 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             timeout=_float(pick(role, "timeout"), f"{role} timeout", 120.0),
             context_tokens=_context(pick(role, "context_tokens"), role),
         )
+    embed_url = (file_cfg.get("embedder", {}).get("base_url")
+                  or env.get("BOOKMARKS_EMBEDDER_BASE_URL"))
+    embedder = RoleConfig(
+        role="embedder", base_url=embed_url,
+        api_key=file_cfg.get("embedder", {}).get("api_key") or env.get("BOOKMARKS_EMBEDDER_API_KEY")
+        or "none",
+        model=file_cfg.get("embedder", {}).get("model") or env.get("BOOKMARKS_EMBEDDER_MODEL"),
+    ) if embed_url else None
     return Settings(
         data_dir=data_dir,
         roles=roles,
+        embedder=embedder,
         gguf_path=env.get("BOOKMARKS_GGUF") or default.get("gguf_path"),
         embedded_threads=_int(env.get("BOOKMARKS_THREADS"), "BOOKMARKS_THREADS", 0) or None,
         embedded_ctx=_int(env.get("BOOKMARKS_CTX"), "BOOKMARKS_CTX", 8192),

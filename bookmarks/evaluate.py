@@ -92,9 +92,13 @@ async def judge(judge_llm: LLM, *, mode: str = "independent", **kw) -> dict[str,
 
 def run_setup(llms: dict[str, LLM]) -> dict:
     """The models and settings a run used (stored with it)."""
-    return {role: {"model": llm.model.name, "base_url": llm.model.base_url,
-                   "temperature": llm.config.temperature}
-            for role, llm in llms.items()}
+    setup = {role: {"model": llm.model.name, "base_url": llm.model.base_url,
+                    "temperature": llm.config.temperature}
+             for role, llm in llms.items()}
+    embedder = getattr(llms.get("memory"), "embedder", None)
+    setup["retrieval"] = ({"by": "embeddings", "model": embedder.model.name,
+                           "base_url": embedder.model.base_url} if embedder else {"by": "bm25"})
+    return setup
 
 
 def judge_warning(llms: dict[str, LLM]) -> str | None:

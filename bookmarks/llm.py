@@ -159,6 +159,22 @@ class OpenAIChatModel:
         except Exception:  # noqa: BLE001 - discovery is best effort; the default applies
             return None
 
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for `texts` from the server's /v1/embeddings."""
+        oa = self._openai
+        try:
+            resp = await self._client_for_loop().embeddings.create(model=self.name, input=texts)
+        except (oa.APITimeoutError, oa.APIConnectionError) as exc:
+            raise TransientModelError(f"The embedding server at {self.base_url} did not answer "
+                                      f"({type(exc).__name__}).") from exc
+        except oa.APIError as exc:
+            raise ModelError(f"The embedding server refused the request: "
+                             f"{str(getattr(exc, 'message', exc))[:300]}") from exc
+        vectors = [d.embedding for d in sorted(resp.data, key=lambda d: d.index)]
+        if len(vectors) != len(texts) or not all(isinstance(v, list) and v for v in vectors):
+            raise ModelError("The embedding server returned a malformed answer.")
+        return [[float(x) for x in v] for v in vectors]
+
     async def chat(self, request: ChatRequest) -> Completion:
         oa = self._openai
         kwargs: dict[str, Any] = {"model": self.name, "messages": request.messages,
@@ -261,6 +277,8 @@ class LLM:
     usage: dict[str, int] = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0,
                                                            "completion_tokens": 0})
     _mode_lock: threading.Lock = field(default_factory=threading.Lock)
+    # the memory role's optional embedder (an OpenAI-compatible /v1/embeddings backend)
+    embedder: LLM | None = None
 
     @property
     def role(self) -> str:
@@ -449,6 +467,27 @@ class LLM:
             f"The {self.role} model gave an invalid {schema.__name__} twice ({purpose}): "
             f"{problem}. Try again, or configure a more capable model."
         )
+
+    async def embed(self, texts: list[str], *, purpose: str) -> list[list[float]]:
+        """Embeddings of `texts` (batches of 64), retried like calls, logged once a batch."""
+        out: list[list[float]] = []
+        for start in range(0, len(texts), 64):
+            batch = texts[start:start + 64]
+            attempt = 0
+            while True:
+                started = time.perf_counter()
+                try:
+                    out.extend(await self.model.embed(batch))  # type: ignore[attr-defined]
+                    self._log(CallContext(purpose), started,
+                              result=Completion(text="", prompt_tokens=sum(len(t) // 4 for t in batch)))
+                    break
+                except TransientModelError as exc:
+                    self._log(CallContext(purpose), started, error=str(exc))
+                    if attempt >= self.retries:
+                        raise
+                    attempt += 1
+                    await self.sleep(self.backoff * (2 ** attempt))
+        return out
 
     def _mode(self) -> str:
         mode = self.model.structured_mode

@@ -52,6 +52,7 @@ class RICLGrounder:
     def __init__(self, store: Store, memory: LLM | None = None, top: int = 8,
                  token_budget: int = DEFAULT_TOKEN_BUDGET):
         self.store, self.top, self.token_budget = store, top, token_budget
+        self.embedder = memory.embedder if memory is not None else None
 
     async def ground(self, req: GroundRequest) -> Grounding:
         names = {k.casefold() for c in self.store.characters(req.story_id) if c.name == req.character
@@ -61,7 +62,12 @@ class RICLGrounder:
                  and n < len(prefix) - len(req.scene)]  # not the current scene itself
         docs = [" ".join(x.text for x in prefix[max(0, n - 3):n]) for n, _ in pairs]
         query = " ".join(ln.text for ln in req.scene[-4:])
-        ranked = bm25_rank(query, docs, top=self.top)
+        if self.embedder is not None and docs:  # the paper's retrieval: scene embeddings
+            by = "embeddings"
+            ranked = await self._by_embedding(query, docs)
+        else:
+            by = "bm25"
+            ranked = bm25_rank(query, docs, top=self.top)
         lines, evidence = [], []
         for pos, _ in sorted(ranked, key=lambda r: pairs[r[0]][1].index):
             n, ln = pairs[pos]
@@ -73,8 +79,33 @@ class RICLGrounder:
                       evidence=evidence)
         text, kept = compose([piece], self.token_budget)
         return Grounding(method=self.name, text=text, pieces=kept,
-                         events=[{"kind": "retrieved", "count": len(lines)},
+                         events=[{"kind": "retrieved", "count": len(lines), "by": by},
                                  grounded_event(text, kept)])
+
+    async def _by_embedding(self, query: str, docs: list[str]) -> list[tuple[int, float]]:
+        """(doc position, cosine similarity) of the top docs; each text is embedded once per
+        process and embedding model (past scenes do not change)."""
+        model = self.embedder.model.name
+        if len(_VECTORS) > 200_000:
+            _VECTORS.clear()
+        missing = list(dict.fromkeys(t for t in [query, *docs] if (model, t) not in _VECTORS))
+        if missing:
+            vectors = await self.embedder.embed(missing, purpose="ricl:embed")
+            _VECTORS.update({(model, t): v for t, v in zip(missing, vectors, strict=True)})
+        q = _VECTORS[(model, query)]
+        scores = [(n, _cosine(q, _VECTORS[(model, d)])) for n, d in enumerate(docs)]
+        scores.sort(key=lambda x: (-x[1], -x[0]))
+        return scores[: self.top]
+
+
+_VECTORS: dict[tuple[str, str], list[float]] = {}  # (embedding model, text) → vector
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0
 
 
 class Select(BaseModel):

@@ -27,6 +27,17 @@ def completion(body: dict, text: str, finish: str = "stop") -> dict:
                       "total_tokens": prompt + fake_tokens(text)}}
 
 
+def bag_of_words(text: str, dims: int = 64) -> list[float]:
+    """A deterministic stand-in for an embedding: word counts hashed into `dims` buckets."""
+    import hashlib
+    import re as _re
+
+    vec = [0.0] * dims
+    for word in _re.findall(r"[a-z']+", text.lower()):
+        vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % dims] += 1.0
+    return vec
+
+
 def make_handler(responder, streams: bool = True, context: int | None = None):
     """`context`: report this `max_model_len` (as vLLM does) and refuse, with HTTP 400, a
     request whose prompt and max_tokens exceed it (about four characters a token)."""
@@ -51,6 +62,12 @@ def make_handler(responder, streams: bool = True, context: int | None = None):
         def do_POST(self):  # noqa: N802
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length))
+            if self.path.endswith("/embeddings"):  # a hashed bag of words, 64 dimensions
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                data = [{"object": "embedding", "index": n, "embedding": bag_of_words(t)}
+                        for n, t in enumerate(texts)]
+                return self._send(200, {"object": "list", "data": data, "model": body["model"],
+                                        "usage": {"prompt_tokens": 0, "total_tokens": 0}})
             req = ChatRequest(messages=body["messages"], temperature=body.get("temperature", 0),
                               max_tokens=body.get("max_tokens", 100),
                               response_format=body.get("response_format"))
