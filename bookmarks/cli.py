@@ -150,9 +150,20 @@ def cmd_walk(args: argparse.Namespace) -> int:
 
 
 def _progress(label: str):
+    import time
+
+    started = time.monotonic()
+    first: list[int] = []
+
     def show(record: dict, n: int, total: int) -> None:
+        if not first:
+            first.append(n)
         bar = "#" * int(30 * n / total)
-        print(f"\r{label} [{bar:<30}] {n}/{total}", end="", file=sys.stderr, flush=True)
+        done_here = n - first[0] + 1  # items finished in this process (a resume skips some)
+        left = (time.monotonic() - started) / done_here * (total - n) if done_here else 0
+        eta = f", ~{left / 60:.0f} min left" if left >= 60 else f", ~{left:.0f} s left"
+        print(f"\r{label} [{bar:<30}] {n}/{total}{eta if n < total else ''}   ", end="",
+              file=sys.stderr, flush=True)
     return show
 
 

@@ -165,9 +165,9 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
     if not chosen:
         raise BookmarksError("No eligible actions in that range for those characters.")
     done = store.record_keys(run["id"])
-    # Memory is grounded point after point, in story order (reuse depends on it); the
-    # actor and judge calls of a point do not touch memory, so they run while the next
-    # points are grounded — up to `concurrency` points in flight, as a batching server
+    # Memory is grounded point after point, in story order within a shard (reuse depends on
+    # it); the actor and judge calls of a point do not touch memory, so they run while the
+    # next points are grounded — up to `concurrency` points in flight, as a batching server
     # (vLLM, a hosted API) can serve them. Each point's memory commits before its record:
     # a stopped run re-does the points without a record, from their checkpoints.
     in_flight: set[asyncio.Task] = set()
@@ -187,8 +187,10 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
         finally:
             slots.release()
 
-    try:
-        for action in chosen:
+    async def shard(actions: list, space: str) -> None:
+        """One character's points, in story order, on that character's own memory."""
+        nonlocal finished
+        for action in actions:
             if str(action.index) in done:
                 finished += 1
                 continue
@@ -196,7 +198,7 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
                 grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
                                                    lineage=lineage, position=action.index,
                                                    character=action.character, method=method,
-                                                   budget=p["budget"], space=run["space"],
+                                                   budget=p["budget"], space=space,
                                                    capacity=p.get("capacity"),
                                                    knowledge=p.get("knowledge", "omniscient"))
             except StructuredOutputError as exc:  # the method could not ground: it scores 0
@@ -211,9 +213,21 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
                 in_flight.discard(t)
                 t.result()  # a server failure stops the run here (resume it later)
             in_flight.add(asyncio.create_task(predict_and_judge(action, grounding, scene)))
+
+    # Shards: each character's points are grounded in story order on that character's own
+    # memory space; shards run side by side and share the `concurrency` slots, and resume
+    # independently (records are per point). One character keeps the run's own space.
+    by_character: dict[str, list] = {}
+    for action in chosen:
+        by_character.setdefault(action.character, []).append(action)
+    spaces = {c: run["space"] if len(by_character) == 1 else f"{run['space']}:{c}"
+              for c in by_character}
+    shards = [asyncio.create_task(shard(acts, spaces[c])) for c, acts in by_character.items()]
+    try:
+        await asyncio.gather(*shards)
         await asyncio.gather(*in_flight)
     finally:
-        for t in in_flight:
+        for t in [*shards, *in_flight]:
             t.cancel()
     summary = summarize_nap(store.records(run["id"]))
     store.finish_run(run["id"], summary)

@@ -231,3 +231,17 @@ def test_nap_keeps_several_points_in_flight(store):
     assert sorted(points) == [i for i in range(21, 61, 2) if i % 5 and i % 37]
     syncs = [r for r in store.sync_costs(sid, run["space"])]
     assert [r["position"] for r in syncs] == sorted(r["position"] for r in syncs)
+
+
+def test_nap_runs_one_shard_per_character_each_on_its_own_memory(store):
+    sid = store.add_story(generated_story(120))
+    fake = ScriptedFakeModel(default=ScriptedMemory())
+    run = run_sync(run_nap(store, llms_for(store, fake), sid, method="bookmarks",
+                           characters=["Ada", "Ben"], span=(20, 80)))
+    spaces = {r["space"] for r in store.sync_costs(sid, run["space"])}
+    assert spaces == {f"{run['space']}:Ada", f"{run['space']}:Ben"}
+    for space in spaces:  # in story order inside each shard
+        positions = [r["position"] for r in store.sync_costs(sid, space)]
+        assert positions == sorted(positions)
+    points = {r["point"] for r in store.records(run["id"])}
+    assert points == {a.index for a in store.actions(sid, 20, 80) if a.character in ("Ada", "Ben")}

@@ -34,8 +34,9 @@ class MemoryStore(StoreBase):
     def sync_costs(self, story_id: int, space: str | None = None) -> list[dict]:
         if space is None:
             return self._rows("SELECT * FROM sync_costs WHERE story_id = ? ORDER BY id", [story_id])
-        return self._rows("SELECT * FROM sync_costs WHERE story_id = ? AND space = ? ORDER BY id",
-                          [story_id, space])
+        # a run's space and its shards' (`space:character`)
+        return self._rows("SELECT * FROM sync_costs WHERE story_id = ? AND (space = ? OR space "
+                          "LIKE ?) ORDER BY id", [story_id, space, f"{space}:%"])
 
     def commit_memory(self, writes, *, scene_id: int | None = None,
                       turn: dict | None = None, events: list[dict] | None = None,
