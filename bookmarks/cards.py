@@ -24,9 +24,9 @@ from .memory import (
     ConceptContent,
     StateContent,
     StateNode,
+    render_content,
 )
-from .panel import memory_spaces
-from .recall import new_bookmark, visible_bookmarks
+from .recall import memory_spaces, new_bookmark, visible_bookmarks
 from .sillytavern import Card, LoreEntry, bookmark_entries, world_info_json
 from .store import Store
 from .textsearch import mention_pattern
@@ -120,8 +120,6 @@ def world_info_for(store: Store, story_id: int, *, scene_id: int | None = None,
         spaces = ["story"]
     end = lineage.length(store)
     rows = []
-    from .panel import render_content
-
     for space in spaces:
         for b in visible_bookmarks(store, story_id, space, lineage, end, types=("concept", "state")):
             text = render_content(b.type, b.content).strip()

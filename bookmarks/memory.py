@@ -118,3 +118,14 @@ def resolve_refs(value):
     if isinstance(value, list):
         return [resolve_refs(v) for v in value]
     return value
+
+
+def render_content(kind: str, content) -> str:
+    """A bookmark's whole content as text (every state node, every example)."""
+    if kind == "concept":
+        return render_concept(content)[0]
+    if kind == "state":
+        return render_state(content, max_nodes=100)[0]
+    if kind == PROFILE:
+        return render_profile(content)[0]
+    return "\n".join(f"[{e.index}] {e.action}" for e in content.examples)

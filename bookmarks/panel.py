@@ -14,11 +14,9 @@ from .memory import (
     ProfileContent,
     StateContent,
     StateNode,
-    render_concept,
-    render_profile,
-    render_state,
+    render_content,
 )
-from .recall import visible_bookmarks
+from .recall import memory_spaces, visible_bookmarks
 from .store import SceneInfo, Store
 
 CONTEXT = 3  # trunk lines shown before a scene's first turn
@@ -99,14 +97,6 @@ def passage(store: Store, scene: SceneInfo, index: int, radius: int = 3) -> list
             for ln in lineage.lines(store, max(1, index - radius), index + radius)]
 
 
-def memory_spaces(scene: SceneInfo) -> dict[str, str]:
-    """The memories a scene grounds on: the shared one, or (witnessed knowledge) one per
-    knower in its cast. Maps space → knower ("" for the shared memory)."""
-    if scene.settings.get("knowledge") == "witnessed":
-        return {f"story@{c}": c for c in scene.cast}
-    return {"story": ""}
-
-
 def bookmark_list(store: Store, scene: SceneInfo, *, kind: str = "", subject: str = "",
                   title: str = "", knower: str = "") -> list[dict]:
     lineage = Lineage.of(store, scene.branch_id)
@@ -128,16 +118,6 @@ def bookmark_list(store: Store, scene: SceneInfo, *, kind: str = "", subject: st
         out.append({"id": b.id, "type": b.type, "subject": b.subject, "title": b.title,
                     "p": b.p, "pinned": b.pinned, "knower": who})
     return sorted(out, key=lambda r: (-r["p"], r["title"]))
-
-
-def render_content(kind: str, content) -> str:
-    if kind == "concept":
-        return render_concept(content)[0]
-    if kind == "state":
-        return render_state(content, max_nodes=100)[0]
-    if kind == PROFILE:
-        return render_profile(content)[0]
-    return "\n".join(f"[{e.index}] {e.action}" for e in content.examples)
 
 
 def bookmark_timeline(store: Store, scene: SceneInfo, bookmark_id: int) -> dict:

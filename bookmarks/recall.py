@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .lineage import Lineage
 from .memory import Bookmark, empty_content, parse_content
-from .store import Store
+from .store import SceneInfo, Store
 
 
 def visible_bookmarks(store: Store, story_id: int, space: str, lineage: Lineage,
@@ -52,3 +52,11 @@ def new_bookmark(story_id: int, space: str, subject: str, kind: str, title: str,
         bm.id = next((r["id"] for r in store.bookmarks(story_id, space)
                       if (r["type"], r["subject"].casefold(), r["title"].casefold()) == key), None)
     return bm
+
+
+def memory_spaces(scene: SceneInfo) -> dict[str, str]:
+    """The memories a scene grounds on: the shared one, or (witnessed knowledge) one per
+    knower in its cast. Maps space → knower ("" for the shared memory)."""
+    if scene.settings.get("knowledge") == "witnessed":
+        return {f"story@{c}": c for c in scene.cast}
+    return {"story": ""}

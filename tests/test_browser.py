@@ -263,9 +263,13 @@ def test_prepare_memory_from_the_library(tmp_path, browser):
             page.locator("#prepare-btn").click()
             page.wait_for_selector("#prepare-status :text('Prepared')", timeout=90_000)
             assert "steps, memory up to action 150" in page.locator("#prepare-status").inner_text()
+            # the table refreshes right after the status: wait for it, do not race it
+            deadline = time.monotonic() + 20
+            while "to action 150 (every 50; done)" not in (
+                    table := page.locator("#library-stories").inner_text()):
+                assert time.monotonic() < deadline, table
+                page.wait_for_timeout(250)
             shot(page, "8-library-prepared")
-            table = page.locator("#library-stories").inner_text()
-            assert "to action 150 (every 50; done)" in table, table
         finally:
             app.stop()
 
