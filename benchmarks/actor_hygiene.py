@@ -16,12 +16,12 @@ import asyncio
 import random
 import time
 
-from bookmarks.actor import Line, act, actor_messages, clean_reply, is_clean
-from bookmarks.backends import build_llms
 from bookmarks.config import load_settings
+from bookmarks.engine.actor import Line, act, actor_messages, clean_reply, is_clean
 from bookmarks.errors import ModelError
-from bookmarks.importers import load_story
+from bookmarks.models.backends import build_llms
 from bookmarks.services import bundled_story_files
+from bookmarks.stories.importers import load_story
 
 
 def prompts(n: int, seed: int = 7):

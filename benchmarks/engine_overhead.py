@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import rotating_sections, synthetic_story  # noqa: E402
 
 from bookmarks.config import RoleConfig  # noqa: E402
-from bookmarks.llm import LLM  # noqa: E402
+from bookmarks.evaluation.walk import walk  # noqa: E402
+from bookmarks.models.llm import LLM
+from bookmarks.models.testing import ScriptedFakeModel, ScriptedMemory  # noqa: E402
 from bookmarks.store import Store  # noqa: E402
-from bookmarks.testing import ScriptedFakeModel, ScriptedMemory  # noqa: E402
-from bookmarks.walk import walk  # noqa: E402
 
 
 class TimedFake(ScriptedFakeModel):

@@ -32,11 +32,11 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from bookmarks.config import load_settings
-from bookmarks.llm import run_sync
-from bookmarks.play import generate_turn, round_robin
-from bookmarks.prepare import plan, prepare
+from bookmarks.models.llm import run_sync
+from bookmarks.models.testing import ScriptedMemory
+from bookmarks.scenes.play import generate_turn, round_robin
+from bookmarks.scenes.prepare import plan, prepare
 from bookmarks.services import BUNDLED_STORIES, Services
-from bookmarks.testing import ScriptedMemory
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.fake_server import scripted_server  # noqa: E402  (a test double, by design)

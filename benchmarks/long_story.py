@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from bookmarks.config import load_settings
+from bookmarks.evaluation.walk import eligible_points, spread, walk
 from bookmarks.services import BUNDLED_STORIES, Services
-from bookmarks.walk import eligible_points, spread, walk
 
 
 def show(r: dict) -> None:

@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from bookmarks.config import load_settings
-from bookmarks.evaluate import run_nap
+from bookmarks.evaluation.evaluate import run_nap
+from bookmarks.models.testing import ScriptedMemory
 from bookmarks.services import BUNDLED_STORIES, Services
-from bookmarks.testing import ScriptedMemory
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.fake_server import scripted_server  # noqa: E402  (a test double, by design)

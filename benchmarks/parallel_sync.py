@@ -18,12 +18,12 @@ import time
 from pathlib import Path
 
 from bookmarks.config import RoleConfig, load_settings
-from bookmarks.grounding import GroundRequest
-from bookmarks.lineage import Lineage
-from bookmarks.llm import LLM
-from bookmarks.method_bookmarks import BookmarksGrounder, BookmarksOptions
+from bookmarks.engine.grounding import GroundRequest
+from bookmarks.engine.lineage import Lineage
+from bookmarks.engine.method_bookmarks import BookmarksGrounder, BookmarksOptions
+from bookmarks.models.llm import LLM
+from bookmarks.models.testing import ScriptedFakeModel, ScriptedMemory
 from bookmarks.services import BUNDLED_STORIES, Services
-from bookmarks.testing import ScriptedFakeModel, ScriptedMemory
 
 SECTIONS = [
     {"title": "The brass key", "type": "concept", "subject": "brass key"},
@@ -41,7 +41,7 @@ async def one(services: Services, story_id: int, position: int, concurrency: int
                                  BookmarksOptions(concurrency=concurrency))
 
     async def propose(req, existing, cast, llm):
-        from bookmarks.method_bookmarks import Section
+        from bookmarks.engine.method_bookmarks import Section
         return [Section(**s) for s in SECTIONS]
 
     grounder._propose = propose  # the same three sections every time, no model variance

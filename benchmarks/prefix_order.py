@@ -18,12 +18,12 @@ import tempfile
 import time
 from dataclasses import replace
 
-from bookmarks import prompts, sync
 from bookmarks.config import load_settings
-from bookmarks.lineage import Lineage
+from bookmarks.engine import prompts, sync
+from bookmarks.engine.lineage import Lineage
+from bookmarks.engine.sync import CostModel, sync_state
 from bookmarks.memory import Bookmark
 from bookmarks.services import BUNDLED_STORIES, Services
-from bookmarks.sync import CostModel, sync_state
 
 CURRENT = (prompts.state, prompts.first_state)
 

@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from bookmarks.config import load_settings
+from bookmarks.evaluation.walk import walk
 from bookmarks.services import BUNDLED_STORIES, Services
-from bookmarks.walk import walk
 
 
 def buckets(rows: list[dict], n: int = 4) -> list[tuple[str, dict]]:

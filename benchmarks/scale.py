@@ -26,8 +26,8 @@ def one(n: int, turns: int) -> dict:
     from engine_overhead import run_walk
     from synthetic import synthetic_story
 
-    from bookmarks.importers import load_story
     from bookmarks.store import Store
+    from bookmarks.stories.importers import load_story
 
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with tempfile.TemporaryDirectory() as tmp:

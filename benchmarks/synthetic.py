@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from bookmarks.story import Action, Character, Story
+from bookmarks.stories.story import Action, Character, Story
 
 CAST = ["Ada Penrose", "Silas Carne", "Morwenna Hale", "Jory Trevail", "Edwin Loveday",
         "Nell Tregarthen"]

@@ -8,13 +8,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import BookmarksError
-from .importers import FORMATS
-from .methods import METHODS
+from bookmarks.engine.methods import METHODS
+from bookmarks.errors import BookmarksError
+from bookmarks.stories.importers import FORMATS
 
 
 def _services():
-    from .services import Services
+    from bookmarks.services import Services
 
     return Services.open()
 
@@ -22,9 +22,9 @@ def _services():
 def cmd_import(args: argparse.Namespace) -> int:
     services = _services()
     if args.attribute:
-        from .attribution import apply, suggest
-        from .importers import load_story
-        from .llm import run_sync
+        from bookmarks.engine.attribution import apply, suggest
+        from bookmarks.models.llm import run_sync
+        from bookmarks.stories.importers import load_story
 
         story = load_story(args.path, fmt=args.format, title=args.title,
                            max_bytes=services.settings.max_upload_bytes)
@@ -59,8 +59,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .cards import world_info_for
-    from .scene_export import export_scene
+    from bookmarks.engine.cards import world_info_for
+    from bookmarks.scenes.scene_export import export_scene
 
     store = _services().store
     if args.format == "worldinfo":
@@ -76,8 +76,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    from .llm import run_sync
-    from .prepare import plan, prepare
+    from bookmarks.models.llm import run_sync
+    from bookmarks.scenes.prepare import plan, prepare
 
     services = _services()
     the_plan = plan(services.store, args.story, characters=args.character, every=args.every,
@@ -123,8 +123,8 @@ def _points(text: str) -> list[int]:
 def cmd_walk(args: argparse.Namespace) -> int:
     import json
 
-    from .llm import run_sync
-    from .walk import format_record, walk
+    from bookmarks.evaluation.walk import format_record, walk
+    from bookmarks.models.llm import run_sync
 
     services = _services()
     services.store.story(args.story)
@@ -170,9 +170,9 @@ def _progress(label: str):
 def cmd_eval(args: argparse.Namespace) -> int:
     import json
 
-    from . import evaluate
-    from .export import run_rows, to_csv, to_jsonl
-    from .llm import run_sync
+    from bookmarks.evaluation import evaluate
+    from bookmarks.evaluation.export import run_rows, to_csv, to_jsonl
+    from bookmarks.models.llm import run_sync
 
     services = _services()
     store = services.store
@@ -203,12 +203,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                                   "params", "summary")}))
         return 0
     elif args.eval_command == "compare":
-        from .report import compare, format_compare
+        from bookmarks.evaluation.report import compare, format_compare
 
         print(format_compare(compare(store, args.run_a, args.run_b)))
         return 0
     elif args.eval_command == "table":
-        from .report import format_table, table
+        from bookmarks.evaluation.report import format_table, table
 
         print(format_table(table(store, args.runs), args.format))
         return 0
@@ -230,9 +230,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_arena(args: argparse.Namespace) -> int:
     import json
 
-    from . import arena
-    from .export import label_studio_tasks, to_csv, to_jsonl
-    from .llm import run_sync
+    from bookmarks.evaluation import arena
+    from bookmarks.evaluation.export import label_studio_tasks, to_csv, to_jsonl
+    from bookmarks.models.llm import run_sync
 
     services = _services()
     store = services.store
@@ -400,7 +400,7 @@ def add_serve_args(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from .embedded import stop_on_signals
+    from bookmarks.models.embedded import stop_on_signals
 
     stop_on_signals()  # a SIGTERM'd run stops its embedded model server too
     try:

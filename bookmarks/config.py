@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .errors import ConfigError
+from bookmarks.errors import ConfigError
 
 ROLES = ("actor", "memory", "judge")
 STRUCTURED_MODES = ("auto", "json_schema", "json_object", "prompt")
@@ -177,3 +177,19 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         background_sync=(env.get("BOOKMARKS_BACKGROUND_SYNC") or "1").strip().lower()
         not in ("0", "false", "no", "off"),
     )
+
+ENGINE_LIMITS = {"budget": (1, 8), "state_block": (8, 512), "scene_window": (2, 50),
+                 "partial_after": (0, 1_000_000)}
+
+
+def apply_saved(base: Settings, saved: dict[str, dict], engine: dict | None = None) -> Settings:
+    """Settings from the environment with the UI's saved values on top (None: not set)."""
+    if engine:
+        base = replace(base, **{k: v for k, v in engine.items() if k in ENGINE_LIMITS})
+    roles = dict(base.roles)
+    for role, entry in saved.items():
+        if role in roles:
+            # None means "not set", except for a key, where it means "cleared"
+            roles[role] = replace(roles[role], **{k: v for k, v in entry.items()
+                                                  if v is not None or k == "api_key"})
+    return replace(base, roles=roles)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from .backends import build_llms
-from .config import ROLES, Settings, mask
-from .errors import BookmarksError
-from .llm import run_sync
-from .services import Services
+from bookmarks.config import ENGINE_LIMITS, ROLES, apply_saved, mask
+from bookmarks.errors import BookmarksError
+from bookmarks.models.backends import build_llms
+from bookmarks.models.llm import run_sync
+from bookmarks.services import Services
 
 FIELDS = ("base_url", "api_key", "model", "temperature")
 
@@ -52,8 +52,6 @@ def save(services: Services, values: dict[str, dict]) -> None:
     services.llms.update(build_llms(services.settings, services.store))
 
 
-ENGINE_LIMITS = {"budget": (1, 8), "state_block": (8, 512), "scene_window": (2, 50),
-                 "partial_after": (0, 1_000_000)}
 
 
 def save_engine(services: Services, values: dict[str, int]) -> None:
@@ -69,17 +67,6 @@ def save_engine(services: Services, values: dict[str, int]) -> None:
     services.settings = replace(services.settings, **clean)
 
 
-def apply_saved(base: Settings, saved: dict[str, dict], engine: dict | None = None) -> Settings:
-    """Settings from the environment with the UI's saved values on top (None: not set)."""
-    if engine:
-        base = replace(base, **{k: v for k, v in engine.items() if k in ENGINE_LIMITS})
-    roles = dict(base.roles)
-    for role, entry in saved.items():
-        if role in roles:
-            # None means "not set", except for a key, where it means "cleared"
-            roles[role] = replace(roles[role], **{k: v for k, v in entry.items()
-                                                  if v is not None or k == "api_key"})
-    return replace(base, roles=roles)
 
 
 def test_connection(services: Services, role: str) -> str:

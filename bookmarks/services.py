@@ -10,12 +10,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .backends import build_llms
-from .background import Prefetcher
-from .config import Settings, load_settings
-from .importers import load_story, parse_story
-from .llm import LLM
-from .store import Store
+from bookmarks.config import Settings, apply_saved, load_settings
+from bookmarks.models.backends import build_llms
+from bookmarks.models.llm import LLM
+from bookmarks.scenes.background import Prefetcher
+from bookmarks.store import Store
+from bookmarks.stories.importers import load_story, parse_story
 
 BUNDLED_STORIES = Path(os.environ.get("BOOKMARKS_STORIES")
                        or Path(__file__).resolve().parent.parent / "stories")
@@ -43,8 +43,6 @@ class Services:
     @classmethod
     def open(cls, settings: Settings | None = None, *, llms: dict[str, LLM] | None = None
              ) -> Services:
-        from .model_settings import apply_saved
-
         env_settings = settings or load_settings()
         store = Store(env_settings.db_path)
         settings = apply_saved(env_settings, store.get_setting("roles", {}),

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from bookmarks.config import RoleConfig
-from bookmarks.llm import LLM
+from bookmarks.models.llm import LLM
+from bookmarks.models.testing import ScriptedFakeModel
 from bookmarks.store import Store
-from bookmarks.testing import ScriptedFakeModel
 
 ROOT = Path(__file__).resolve().parent.parent
 STORIES = ROOT / "stories"

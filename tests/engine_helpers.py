@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from bookmarks.lineage import Lineage
-from bookmarks.llm import run_sync
+from bookmarks.engine.ground import ground_at
+from bookmarks.engine.lineage import Lineage
 from bookmarks.memory import resolve_refs
-from bookmarks.play import ground_at
-from bookmarks.story import Action, Character, Story
+from bookmarks.models.llm import run_sync
+from bookmarks.stories.story import Action, Character, Story
 
 
 def generated_story(n: int = 300) -> Story:

@@ -12,8 +12,8 @@ import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from bookmarks.llm import ChatRequest
-from bookmarks.testing import ScriptedMemory, fake_tokens
+from bookmarks.models.testing import ScriptedMemory, fake_tokens
+from bookmarks.models.transport import ChatRequest
 
 
 def completion(body: dict, text: str, finish: str = "stop") -> dict:

@@ -14,8 +14,8 @@ import time
 from collections import Counter
 from contextlib import contextmanager
 
-from bookmarks.llm import ChatRequest
-from bookmarks.testing import ScriptedMemory
+from bookmarks.models.testing import ScriptedMemory
+from bookmarks.models.transport import ChatRequest
 
 from .fake_server import completion, make_handler, serving
 

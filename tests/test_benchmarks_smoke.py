@@ -7,8 +7,8 @@ import os
 import subprocess
 import sys
 
-from .conftest import ROOT
-from .fake_server import scripted_server
+from tests.conftest import ROOT
+from tests.fake_server import scripted_server
 
 
 def bench(*args, env=None):

@@ -6,13 +6,13 @@ import os
 import subprocess
 import sys
 
-from .conftest import STORIES
+from tests.conftest import STORIES
 
 
 def run(tmp_path, *args):
     env = {**os.environ, "BOOKMARKS_DATA_DIR": str(tmp_path / "data")}
     return subprocess.run([sys.executable, "-m", "bookmarks.cli", *args], env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=600)
 
 
 def test_import_and_list(tmp_path):
@@ -50,7 +50,7 @@ def test_walk_json_on_scripted_server(tmp_path):
     """`bookmarks walk --json` end to end over HTTP against a scripted OpenAI-compatible server."""
     import json
 
-    from .fake_server import scripted_server
+    from tests.fake_server import scripted_server
 
     story = tmp_path / "duet.jsonl"
     rows = [{"character": "Ada" if i % 2 else "Ben", "text": f"Line {i} about the harbour gate."}
@@ -76,13 +76,13 @@ def test_walk_json_on_scripted_server(tmp_path):
 def run_env(tmp_path, extra, *args):
     env = {**os.environ, "BOOKMARKS_DATA_DIR": str(tmp_path / "data"), **extra}
     return subprocess.run([sys.executable, "-m", "bookmarks.cli", *args], env=env,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=600)
 
 
 def test_eval_nap_mcq_and_export_over_http(tmp_path):
     import json
 
-    from .fake_server import scripted_server
+    from tests.fake_server import scripted_server
 
     assert run(tmp_path, "import", str(STORIES / "saltmarsh_lighthouse.jsonl")).returncode == 0
     with scripted_server() as url:
@@ -108,7 +108,7 @@ def test_eval_nap_mcq_and_export_over_http(tmp_path):
 def test_import_with_model_assisted_attribution(tmp_path):
     """`bookmarks import --attribute` shows the model's suggestions and applies those at or
     above the threshold (over real HTTP against a scripted server)."""
-    from .fake_server import scripted_server
+    from tests.fake_server import scripted_server
 
     text = ('Anna looked at the sea.\n\n"We should go," said Anna.\n\n"Not yet," said Bo.\n\n'
             '"The tide is turning."\n\nThe boat rocked.\n')

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from .conftest import ROOT
-from .tools import python_tool
+from tests.conftest import ROOT
+from tests.tools import python_tool
 
 DOCKERFILE = ROOT / "Dockerfile"
 

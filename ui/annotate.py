@@ -7,9 +7,9 @@ import time
 
 import gradio as gr
 
-from bookmarks import arena
+from bookmarks.engine.methods import METHODS
 from bookmarks.errors import BookmarksError
-from bookmarks.methods import METHODS
+from bookmarks.evaluation import arena
 from bookmarks.services import Services
 
 from .render import esc

@@ -9,10 +9,10 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from bookmarks import arena, evaluate, report
+from bookmarks.engine.methods import METHODS
 from bookmarks.errors import BookmarksError
-from bookmarks.export import label_studio_tasks, run_rows, to_csv, to_jsonl
-from bookmarks.methods import METHODS
+from bookmarks.evaluation import arena, evaluate, report
+from bookmarks.evaluation.export import label_studio_tasks, run_rows, to_csv, to_jsonl
 from bookmarks.services import Services
 
 from .library import story_choices

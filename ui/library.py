@@ -6,13 +6,13 @@ from pathlib import Path
 
 import gradio as gr
 
-from bookmarks.attribution import Suggestion
-from bookmarks.attribution import apply as apply_suggestions
-from bookmarks.attribution import suggest as suggest_speakers
+from bookmarks.engine.attribution import Suggestion
+from bookmarks.engine.attribution import apply as apply_suggestions
+from bookmarks.engine.attribution import suggest as suggest_speakers
 from bookmarks.errors import BookmarksError
-from bookmarks.importers import FORMATS, load_story
-from bookmarks.prepare import plan, prepare, progress
+from bookmarks.scenes.prepare import plan, prepare, progress
 from bookmarks.services import Services
+from bookmarks.stories.importers import FORMATS, load_story
 
 from .render import esc, parse_id, story_label, user_errors
 

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import gradio as gr
 
-from bookmarks import panel
-from bookmarks.cards import attach, world_info_for
+from bookmarks.engine.cards import attach, world_info_for
+from bookmarks.engine.methods import METHODS
+from bookmarks.engine.progress import BOARD
 from bookmarks.errors import BookmarksError
-from bookmarks.methods import METHODS
-from bookmarks.play import (
+from bookmarks.scenes import panel
+from bookmarks.scenes.play import (
     add_user_turn,
     choose_speaker,
     fork_at,
@@ -22,10 +23,10 @@ from bookmarks.play import (
     round_robin,
     undo_last,
 )
-from bookmarks.progress import BOARD
-from bookmarks.scene_export import export_scene
+from bookmarks.scenes.scene_export import export_scene
 from bookmarks.services import Services
-from bookmarks.sillytavern import read_card, read_world_info
+from bookmarks.stories.sillytavern_card import read_card
+from bookmarks.stories.sillytavern_lorebook import read_world_info
 
 from .library import story_choices
 from .panel import activity_html, cost_html, passage_md, timeline_html

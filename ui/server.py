@@ -8,7 +8,7 @@ import threading
 
 import gradio as gr
 
-from bookmarks.embedded import stop_on_signals
+from bookmarks.models.embedded import stop_on_signals
 from bookmarks.services import Services
 
 from .annotate import build_annotate_tab

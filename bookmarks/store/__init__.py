@@ -1,19 +1,22 @@
 """The SQLite store: the only package that reads or writes the database.
 
-One file, WAL mode, schema from `bookmarks/migrations.py`. A single connection shared by
+One file, WAL mode, schema from `migrations.py` beside this file. A single connection shared by
 all threads (Gradio workers, the async engine) behind a re-entrant lock; every multi-row
 write happens inside `transaction()` so it commits whole or not at all. The `Store` is
 assembled from one part per noun (stories, scenes, memory, evaluation, calls).
+
+May import: `bookmarks.stories` (story types, presence), `bookmarks.errors`,
+`bookmarks.memory` and this package.
 """
 
 from __future__ import annotations
 
-from .base import SceneInfo, StoreBase, StoryInfo, Turn, now
-from .calls import CallsStore
-from .evaluation import EvaluationStore
-from .memory_rows import MemoryStore
-from .scenes import ScenesStore
-from .stories import StoriesStore
+from bookmarks.store.base import SceneInfo, StoreBase, StoryInfo, Turn, now
+from bookmarks.store.calls import CallsStore
+from bookmarks.store.evaluation import EvaluationStore
+from bookmarks.store.memory_rows import MemoryStore
+from bookmarks.store.scenes import ScenesStore
+from bookmarks.store.stories import StoriesStore
 
 __all__ = ["SceneInfo", "Store", "StoryInfo", "Turn", "now"]
 

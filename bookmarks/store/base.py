@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ..migrations import migrations
+from bookmarks.store.migrations import migrations
 
 
 def now() -> str:

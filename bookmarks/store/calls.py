@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import StoreBase, now
+from bookmarks.store.base import StoreBase, now
 
 
 class CallsStore(StoreBase):

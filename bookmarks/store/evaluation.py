@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ..errors import NotFoundError
-from .base import StoreBase, now
+from bookmarks.errors import NotFoundError
+from bookmarks.store.base import StoreBase, now
 
 
 class EvaluationStore(StoreBase):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import NotFoundError, StaleMemoryError
-from ..memory import resolve_refs
-from .base import StoreBase, Turn, now
+from bookmarks.errors import NotFoundError, StaleMemoryError
+from bookmarks.memory import resolve_refs
+from bookmarks.store.base import StoreBase, Turn, now
 
 
 class MemoryStore(StoreBase):

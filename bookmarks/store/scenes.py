@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ..errors import NotFoundError
-from .base import SceneInfo, StoreBase, Turn, now
+from bookmarks.errors import NotFoundError
+from bookmarks.store.base import SceneInfo, StoreBase, Turn, now
 
 
 class ScenesStore(StoreBase):

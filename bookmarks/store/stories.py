@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ..errors import NotFoundError
-from ..story import Action, Character, Question, Story
-from .base import StoreBase, StoryInfo, now
+from bookmarks.errors import NotFoundError
+from bookmarks.store.base import StoreBase, StoryInfo, now
+from bookmarks.stories.story import Action, Character, Question, Story
 
 
 class StoriesStore(StoreBase):
@@ -36,7 +36,7 @@ class StoriesStore(StoreBase):
             )
             db["branches"].insert({"story_id": story_id, "parent_id": None, "fork_point": 0,
                                    "name": "trunk", "created_at": now()})
-            from ..presence import derive, to_ranges
+            from bookmarks.stories.presence import derive, to_ranges
 
             self._write_presence(story_id, to_ranges(derive(story.actions, story.characters)))
         return story_id
@@ -90,7 +90,7 @@ class StoriesStore(StoreBase):
         return out
 
     def derive_presence(self, story_id: int, given: dict[int, list[str]] | None = None) -> None:
-        from ..presence import derive, to_ranges
+        from bookmarks.stories.presence import derive, to_ranges
 
         actions = self.actions(story_id)
         if given:
@@ -109,7 +109,7 @@ class StoriesStore(StoreBase):
         """A writer's correction: `character` present (or not) for actions first..last.
         Memory of witnessed knowledge that read those actions is dropped (see
         `witnessed_space`), so it is synchronized again with the new presence."""
-        from ..presence import set_range
+        from bookmarks.stories.presence import set_range
 
         ranges = self.presence(story_id)
         ranges[character] = set_range(ranges.get(character, []), first, last, present)

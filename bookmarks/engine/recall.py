@@ -1,0 +1,62 @@
+"""Which bookmarks exist at story point i on a branch, each at its latest visible version."""
+
+from __future__ import annotations
+
+from bookmarks.engine.lineage import Lineage
+from bookmarks.memory import Bookmark, empty_content, parse_content
+from bookmarks.store import SceneInfo, Store
+
+
+def visible_bookmarks(store: Store, story_id: int, space: str, lineage: Lineage,
+                      max_p: int, types: tuple[str, ...] | None = None) -> list[Bookmark]:
+    """Bookmarks with a version visible on this lineage at p ≤ max_p (latest one each).
+
+    Among versions, the highest p wins; at equal p the branch nearest this one, then the
+    newest row (a user's edit at the same point). Bookmarks without such a version (made
+    later in the story, or on another branch) are not returned: not even their titles may
+    reach a prompt here."""
+    rows = [r for r in store.bookmarks(story_id, space) if types is None or r["type"] in types]
+    if not rows:
+        return []
+    depth = {b: n for n, b in enumerate(lineage.cutoffs)}
+    best: dict[int, dict] = {}
+    for v in store.versions([r["id"] for r in rows], list(lineage.cutoffs), max_p):
+        if not lineage.sees(v["branch_id"], v["p"]):
+            continue
+        cur = best.get(v["bookmark_id"])
+        rank = (v["p"], -depth[v["branch_id"]], v["id"])
+        if cur is None or rank > (cur["p"], -depth[cur["branch_id"]], cur["id"]):
+            best[v["bookmark_id"]] = v
+    out = []
+    for r in rows:
+        v = best.get(r["id"])
+        if v is None:
+            continue
+        out.append(Bookmark(id=r["id"], story_id=story_id, space=space, subject=r["subject"],
+                            type=r["type"], title=r["title"], pinned=bool(r["pinned"]),
+                            p=v["p"], content=parse_content(r["type"], v["content"]),
+                            version_id=v["id"], activation=r.get("activation") or ""))
+    return out
+
+
+def new_bookmark(story_id: int, space: str, subject: str, kind: str, title: str,
+                 store: Store | None = None) -> Bookmark:
+    """A bookmark to initialize, empty at p = 0. With `store`, a bookmark of the same
+    identity (type, subject, title) that exists but is not visible here (made later in the
+    story or on another branch) lends its id, so a section keeps one identity everywhere;
+    nothing of its content is used."""
+    bm = Bookmark(id=None, story_id=story_id, space=space, subject=subject, type=kind,
+                  title=title, p=0, content=empty_content(kind))
+    if store is not None:
+        key = (kind, subject.casefold(), title.casefold())
+        bm.id = next((r["id"] for r in store.bookmarks(story_id, space)
+                      if (r["type"], r["subject"].casefold(), r["title"].casefold()) == key), None)
+    return bm
+
+
+def memory_spaces(scene: SceneInfo) -> dict[str, str]:
+    """The memories a scene grounds on: the shared one, or (witnessed knowledge) one per
+    knower in its cast. Maps space → knower ("" for the shared memory)."""
+    if scene.settings.get("knowledge") == "witnessed":
+        return {f"story@{c}": c for c in scene.cast}
+    return {"story": ""}

@@ -1,0 +1,433 @@
+"""Benchmarks on a story: next-action prediction (NAP) with a five-dimension judge and
+Best@k, multiple-choice questions (MCQ), and efficiency by progress bucket.
+
+Runs are stored (`eval_runs`, one `eval_records` row per item) and resumable: running
+again with the same run id skips the items already recorded and continues with the
+memory space the run had.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Literal
+
+from pydantic import BaseModel
+
+from bookmarks.engine.actor import Line, act
+from bookmarks.engine.ground import ground_at
+from bookmarks.engine.lineage import IndexedLine, Lineage
+from bookmarks.errors import BookmarksError, NoUsableLineError, StructuredOutputError
+from bookmarks.evaluation.walk import eligible_points, spread
+from bookmarks.models.llm import LLM
+from bookmarks.store import Store
+
+DIMENSIONS = ("emotion", "intent", "causality", "position", "content")
+YesNo = Literal["yes", "no"]
+
+
+class Judgement(BaseModel):
+    emotion: YesNo
+    intent: YesNo
+    causality: YesNo
+    position: YesNo
+    content: YesNo
+
+
+JUDGE_SYSTEM = ("You compare a predicted action of a story character with the action the "
+                "character really took. Judge each dimension on its own.")
+
+
+def judge_messages(*, story: str, character: str, scene: list[IndexedLine], reference: str,
+                   prediction: str) -> list[dict[str, str]]:
+    context = "\n".join(f"{x.character}: {x.text}" for x in scene)
+    user = (f'Story: "{story}". Scene:\n{context}\n\nReal action of {character}: {reference}\n'
+            f"Predicted action of {character}: {prediction}\n\n"
+            "For each dimension answer yes if the prediction matches the real action on it: "
+            "emotion (the feeling expressed), intent (what the character wants), causality (it "
+            "responds to the same cause), position (the stance taken), content (what is said "
+            "or done).")
+    return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}]
+
+
+DIMENSION_TEXT = {
+    "emotion": "the feeling the character expresses",
+    "intent": "what the character wants to achieve",
+    "causality": "responding to the same cause in the scene",
+    "position": "the stance the character takes",
+    "content": "what the character says or does",
+}
+
+
+class Answer(BaseModel):
+    answer: YesNo
+
+
+def dimension_messages(*, dimension: str, story: str, character: str, scene: list[IndexedLine],
+                       reference: str, prediction: str) -> list[dict[str, str]]:
+    """One yes/no question for one dimension (the paper's protocol: five independent calls)."""
+    context = "\n".join(f"{x.character}: {x.text}" for x in scene)
+    user = (f'Story: "{story}". Scene:\n{context}\n\nReal action of {character}: {reference}\n'
+            f"Predicted action of {character}: {prediction}\n\n"
+            f"Does the prediction match the real action in {dimension} "
+            f"({DIMENSION_TEXT[dimension]})? Answer yes or no.")
+    return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}]
+
+
+async def judge(judge_llm: LLM, *, mode: str = "independent", **kw) -> dict[str, int]:
+    """Scores 100/0 per dimension: five independent yes/no calls (the paper's protocol), or
+    with mode "single" one call answering all five (cheaper; labelled so in results)."""
+    if mode == "single":
+        verdict = await judge_llm.structured(judge_messages(**kw), Judgement,
+                                             purpose="judge:nap", max_tokens=80)
+        return {d: 100 if getattr(verdict, d) == "yes" else 0 for d in DIMENSIONS}
+    answers = await asyncio.gather(*(
+        judge_llm.structured(dimension_messages(dimension=d, **kw), Answer,
+                             purpose=f"judge:nap:{d}", max_tokens=12) for d in DIMENSIONS))
+    return {d: 100 if a.answer == "yes" else 0 for d, a in zip(DIMENSIONS, answers, strict=True)}
+
+
+def run_setup(llms: dict[str, LLM]) -> dict:
+    """The models and settings a run used (stored with it)."""
+    setup = {role: {"model": llm.model.name, "base_url": llm.model.base_url,
+                    "temperature": llm.config.temperature}
+             for role, llm in llms.items()}
+    embedder = getattr(llms.get("memory"), "embedder", None)
+    setup["retrieval"] = ({"by": "embeddings", "model": embedder.model.name,
+                           "base_url": embedder.model.base_url} if embedder else {"by": "bm25"})
+    return setup
+
+
+def judge_warning(llms: dict[str, LLM]) -> str | None:
+    """The paper judges with a model distinct from every evaluated one: say so if not."""
+    judge_, actor = llms.get("judge"), llms.get("actor")
+    if judge_ and actor and (judge_.model.name, judge_.model.base_url) == \
+            (actor.model.name, actor.model.base_url):
+        return (f"The judge model is the actor's own ({judge_.model.name}); a model judging its "
+                "own predictions is biased. Configure a different judge (BOOKMARKS_JUDGE_MODEL "
+                "or Settings) for numbers you report.")
+    return None
+
+
+def mean(scores: dict[str, int]) -> float:
+    return sum(scores[d] for d in DIMENSIONS) / len(DIMENSIONS)
+
+
+def best_index(all_scores: list[dict[str, int]]) -> int:
+    """Best@k: the sample with the highest mean score (the first among equals)."""
+    return max(range(len(all_scores)), key=lambda n: (mean(all_scores[n]), -n))
+
+
+def _start(store: Store, kind: str, story_id: int, method: str, params: dict,
+           run_id: int | None) -> dict:
+    if run_id is not None:
+        run = store.run(run_id)
+        if run["kind"] != kind:
+            raise BookmarksError(f"Run {run_id} is a {run['kind']} run, not {kind}.")
+        return run
+    space = f"eval-{kind}-{method}-{uuid.uuid4().hex[:8]}"
+    return store.run(store.create_run(kind, story_id, method, params, space))
+
+
+async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = None, *,
+                  method: str = "bookmarks", characters: list[str] | None = None,
+                  points: int | None = None, span: tuple[int, int] | None = None, k: int = 1,
+                  budget: int = 3, capacity: int | None = None, judge_mode: str = "independent",
+                  run_id: int | None = None, concurrency: int = 4, knowledge: str = "omniscient",
+                  on_record: Callable[[dict, int, int], None] | None = None) -> dict:
+    """NAP as the paper runs it: every eligible action of the chosen characters (default:
+    major) over `span` (first, last action; default the whole story), in story order, with
+    memory starting empty; `points` instead takes an evenly spread sample of that many.
+    Five independent yes/no judge calls per prediction (concurrently) unless
+    `judge_mode="single"`; predictions and verdicts of up to `concurrency` points run while
+    the next points are grounded."""
+    if judge_mode not in ("independent", "single"):
+        raise BookmarksError("The judge mode is 'independent' (five calls) or 'single'.")
+    params = {"characters": characters, "points": points, "span": list(span) if span else None,
+              "k": k, "budget": budget, "capacity": capacity, "judge": judge_mode,
+              "knowledge": knowledge,
+              "protocol": "sample" if points else "every eligible action",
+              "setup": run_setup(llms)}
+    run = _start(store, "nap", story_id or 0, method, params, run_id)
+    p = run["params"]
+    story_id, method = run["story_id"], run["method"]
+    story = store.story(story_id)
+    cast = store.characters(story_id)
+    lineage = Lineage.of(store, story.trunk_id)
+    eligible = eligible_points(store, story_id, p["characters"])
+    if p.get("span"):
+        lo, hi = p["span"]
+        eligible = [a for a in eligible if lo <= a.index <= hi]
+    chosen = spread(eligible, p["points"]) if p.get("points") else eligible
+    if not chosen:
+        raise BookmarksError("No eligible actions in that range for those characters.")
+    done = store.record_keys(run["id"])
+    # Memory is grounded point after point, in story order within a shard (reuse depends on
+    # it); the actor and judge calls of a point do not touch memory, so they run while the
+    # next points are grounded — up to `concurrency` points in flight, as a batching server
+    # (vLLM, a hosted API) can serve them. Each point's memory commits before its record:
+    # a stopped run re-does the points without a record, from their checkpoints.
+    in_flight: set[asyncio.Task] = set()
+    slots = asyncio.Semaphore(max(1, concurrency))
+    finished = 0
+
+    def save(record: dict) -> None:
+        nonlocal finished
+        store.add_record(run["id"], str(record["point"]), record)
+        finished += 1
+        if on_record:
+            on_record(record, finished, len(chosen))
+
+    async def predict_and_judge(action, grounding, scene) -> None:
+        try:
+            save(await _predict(llms, story.title, cast, action, grounding, scene, p))
+        finally:
+            slots.release()
+
+    async def shard(actions: list, space: str) -> None:
+        """One character's points, in story order, on that character's own memory."""
+        nonlocal finished
+        for action in actions:
+            if str(action.index) in done:
+                finished += 1
+                continue
+            try:
+                grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
+                                                   lineage=lineage, position=action.index,
+                                                   character=action.character, method=method,
+                                                   budget=p["budget"], space=space,
+                                                   capacity=p.get("capacity"),
+                                                   knowledge=p.get("knowledge", "omniscient"))
+            except StructuredOutputError as exc:  # the method could not ground: it scores 0
+                save({"point": action.index, "character": action.character,
+                      "predictions": [None] * p["k"], "best": 0, "actual": action.text,
+                      "scores": [dict.fromkeys(DIMENSIONS, 0) for _ in range(p["k"])],
+                      "failures": [f"grounding: {exc}"]})
+                continue
+            store.commit_memory(grounding.writes)
+            await slots.acquire()
+            for t in [t for t in in_flight if t.done()]:
+                in_flight.discard(t)
+                t.result()  # a server failure stops the run here (resume it later)
+            in_flight.add(asyncio.create_task(predict_and_judge(action, grounding, scene)))
+
+    # Shards: each character's points are grounded in story order on that character's own
+    # memory space; shards run side by side and share the `concurrency` slots, and resume
+    # independently (records are per point). One character keeps the run's own space.
+    by_character: dict[str, list] = {}
+    for action in chosen:
+        by_character.setdefault(action.character, []).append(action)
+    spaces = {c: run["space"] if len(by_character) == 1 else f"{run['space']}:{c}"
+              for c in by_character}
+    shards = [asyncio.create_task(shard(acts, spaces[c])) for c, acts in by_character.items()]
+    try:
+        await asyncio.gather(*shards)
+        await asyncio.gather(*in_flight)
+    finally:
+        for t in [*shards, *in_flight]:
+            t.cancel()
+    summary = summarize_nap(store.records(run["id"]))
+    store.finish_run(run["id"], summary)
+    return store.run(run["id"])
+
+
+async def _predict(llms: dict[str, LLM], title: str, cast, action, grounding, scene,
+                   p: dict) -> dict:
+    """k predictions of one held-out action and their judged scores (one record)."""
+    aliases = next((c.aliases for c in cast if c.name == action.character), [])
+    predictions, scores, failures = [], [], []
+    for _ in range(p["k"]):
+        try:
+            result = await act(llms["actor"], story_title=title, character=action.character,
+                               scene=[Line(x.character, x.text) for x in scene],
+                               grounding=grounding.text, aliases=aliases,
+                               others=[c.name for c in cast if c.name != action.character])
+            score = await judge(llms["judge"], mode=p.get("judge", "single"), story=title,
+                                character=action.character, scene=scene,
+                                reference=action.text, prediction=result.text)
+        except (NoUsableLineError, StructuredOutputError) as exc:
+            # an unusable prediction (or verdict) scores 0 on every dimension, like an
+            # invalid MCQ answer; server failures still stop the run (resume it later)
+            predictions.append(None)
+            scores.append(dict.fromkeys(DIMENSIONS, 0))
+            failures.append(str(exc))
+            continue
+        predictions.append(result.text)
+        scores.append(score)
+    return {"point": action.index, "character": action.character,
+            "scene": [[x.index, x.character, x.text] for x in scene],
+            "grounding": grounding.text, "predictions": predictions, "scores": scores,
+            "best": best_index(scores), "actual": action.text, "memory_usage": grounding.usage,
+            "failures": failures}
+
+
+def summarize_nap(records: list[dict]) -> dict:
+    if not records:
+        return {"items": 0}
+    out: dict = {"items": len(records)}
+    for label, pick in (("best@1", lambda r: r["scores"][0]),
+                        ("best@k", lambda r: r["scores"][r["best"]])):
+        per = {d: sum(pick(r)[d] for r in records) / len(records) for d in DIMENSIONS}
+        per["mean"] = sum(per.values()) / len(DIMENSIONS)
+        out[label] = {d: round(v, 2) for d, v in per.items()}
+    out["k"] = len(records[0]["scores"])
+    out["unusable_predictions"] = sum(len(r.get("failures", [])) for r in records)
+    return out
+
+
+_ALONE = re.compile(r"\(?([A-Ha-h])\)?[.:]?")
+_STATED = re.compile(r"\b(?:answer(?:\s+is)?|option|choice)\s*[:\-]?\s*\(?([A-H])\b(?![\w'])",
+                     re.IGNORECASE)
+_LEADING = re.compile(r"^(?:\(([A-Ha-h])\)|([A-Ha-h])[).:])(?:\s|$)")
+
+
+def parse_choice(reply: str, letters: list[str],
+                 options: dict[str, str] | None = None) -> str | None:
+    """The option a reply names in an explicit answer form — a letter alone ("B", "(b)",
+    "B."), a stated answer ("Answer: B", "the answer is (C)", "option D"), a leading marked
+    letter ("B) the key", "(c) because") — or by the option's own text; None when it names
+    none or several (invalid, counted wrong). A sentence that merely starts with the word
+    "A" ("A lighthouse keeper…") names no option."""
+    text = reply.strip().strip("*").strip()
+    found: set[str] = set()
+    if m := _ALONE.fullmatch(text):
+        found.add(m.group(1).upper())
+    else:
+        found |= {x.upper() for x in _STATED.findall(text)}
+        if not found and (m := _LEADING.match(text)):
+            found.add((m.group(1) or m.group(2)).upper())
+    if not found and options:
+        folded = " ".join(text.casefold().split())
+        found = {k for k, v in options.items()
+                 if len(v.strip()) > 2 and " ".join(v.casefold().strip(" .").split()) in folded}
+    found &= set(letters)
+    return found.pop() if len(found) == 1 else None
+
+
+def mcq_messages(*, story: str, character: str, grounding: str, scene: list[IndexedLine],
+                 question: str, options: dict[str, str]) -> list[dict[str, str]]:
+    listed = "\n".join(f"{k}. {v}" for k, v in sorted(options.items()))
+    parts = []
+    if grounding:
+        parts.append(f"What {character} remembers (story memory):\n{grounding}")
+    parts.append("The scene so far:\n" + "\n".join(f"{x.character}: {x.text}" for x in scene))
+    parts.append(f"Question for {character}: {question}\n{listed}\n\nAnswer with the letter of "
+                 "the correct option only.")
+    system = (f'You are {character} in the story "{story}". Answer from what you know of the '
+              "story so far.")
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = None, *,
+                  method: str = "bookmarks", budget: int = 3, limit: int | None = None,
+                  run_id: int | None = None, knowledge: str = "omniscient",
+                  on_record: Callable[[dict, int, int], None] | None = None) -> dict:
+    run = _start(store, "mcq", story_id or 0, method,
+                 {"budget": budget, "limit": limit, "knowledge": knowledge}, run_id)
+    story_id, method, p = run["story_id"], run["method"], run["params"]
+    story = store.story(story_id)
+    questions = store.questions(story_id)[: p["limit"] or None]
+    if not questions:
+        raise BookmarksError(f"Story {story_id} has no multiple-choice questions; import a "
+                             "NAME.questions.jsonl file next to the story.")
+    cast = store.characters(story_id)
+    default = next((c.name for c in cast if c.major), cast[0].name)
+    lineage = Lineage.of(store, story.trunk_id)
+    done = store.record_keys(run["id"])
+    for n, q in enumerate(questions, start=1):
+        if q.id in done:
+            continue
+        who = q.character or default
+        extra = [IndexedLine("question", q.question, q.after + 1)]
+        try:
+            grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
+                                               lineage=lineage, position=q.after + 1,
+                                               character=who, method=method, budget=p["budget"],
+                                               space=run["space"], extra_scene=extra,
+                                               knowledge=p.get("knowledge", "omniscient"))
+        except StructuredOutputError as exc:  # no grounding: an invalid (wrong) answer
+            record = {"qid": q.id, "after": q.after, "character": who, "answer": q.answer,
+                      "choice": None, "valid": False, "correct": False,
+                      "reply": f"grounding failed: {exc}"[:200], "grounding": ""}
+            store.add_record(run["id"], q.id, record)
+            continue
+        reply = await llms["actor"].text(
+            mcq_messages(story=story.title, character=who, grounding=grounding.text, scene=scene,
+                         question=q.question, options=q.options),
+            purpose="mcq", temperature=0, max_tokens=8)
+        choice = parse_choice(reply.text, sorted(q.options), q.options)
+        record = {"qid": q.id, "after": q.after, "character": who, "answer": q.answer,
+                  "choice": choice, "valid": choice is not None, "correct": choice == q.answer,
+                  "reply": reply.text[:200], "grounding": grounding.text,
+                  "witnessed": q.witnessed,
+                  # a witnessed question answered with what the character never saw
+                  "knew_too_much": bool(q.witnessed and q.omniscient_answer
+                                        and choice == q.omniscient_answer)}
+        store.commit_memory(grounding.writes)
+        store.add_record(run["id"], q.id, record)
+        if on_record:
+            on_record(record, n, len(questions))
+    records = store.records(run["id"])
+    summary = {"items": len(records), "accuracy": round(100 * sum(r["correct"] for r in records)
+                                                        / max(1, len(records)), 2),
+               "invalid": sum(not r["valid"] for r in records)}
+    witnessed = [r for r in records if r.get("witnessed")]
+    if witnessed:  # faithfulness to what each character could know
+        summary["witnessed_items"] = len(witnessed)
+        summary["witnessed_accuracy"] = round(
+            100 * sum(r["correct"] for r in witnessed) / len(witnessed), 2)
+        summary["knew_too_much"] = round(
+            100 * sum(r["knew_too_much"] for r in witnessed) / len(witnessed), 2)
+    store.finish_run(run["id"], summary)
+    return store.run(run["id"])
+
+
+def efficiency_buckets(rows: list[dict], n: int = 4) -> list[dict]:
+    """Sync cost actual vs without reuse, per progress bucket (position / story length)."""
+    out = []
+    for b in range(n):
+        lo, hi = b / n, (b + 1) / n
+        sel = [r for r in rows if lo < r["position"] / max(1, r["story_length"]) <= hi]
+        agg = {"bucket": f"{int(lo * 100)}-{int(hi * 100)}%", "syncs": len(sel)}
+        for key in ("actions_read", "actions_read_wo", "calls", "calls_wo"):
+            agg[key] = round(sum(r[key] for r in sel), 1)
+        agg["tokens"] = sum(r["prompt_tokens"] + r["completion_tokens"] for r in sel)
+        agg["tokens_wo"] = round(sum(r["prompt_tokens_wo"] + r["completion_tokens_wo"] for r in sel))
+        agg["output_tokens"] = sum(r["completion_tokens"] for r in sel)
+        agg["output_tokens_wo"] = round(sum(r["completion_tokens_wo"] for r in sel))
+        out.append(agg)
+    return out
+
+
+SWEEP = {"bookmarks": ("budget", (2, 3, 5)), "eta": ("capacity", (128, 256, 512, 1024)),
+         "eta3": ("capacity", (128, 256, 512))}
+
+
+async def run_sweep(store: Store, llms: dict[str, LLM], story_id: int, *,
+                    methods: tuple[str, ...] = ("bookmarks", "eta3"), points: int = 5,
+                    characters: list[str] | None = None,
+                    on_run: Callable[[dict], None] | None = None) -> list[dict]:
+    """Capacity sweeps (the paper's Figure 3, right): Bookmarks over budgets {2, 3, 5},
+    (3-way) ETA over profile capacities; one NAP run per setting on the same points.
+    Returns rows: method, setting, mean score (Best@1), sync tokens actual. The reply
+    cache is off during a sweep, so a later setting does not look cheaper by reusing an
+    earlier setting's replies."""
+    llms = {role: replace(llm, cache_get=None, cache_put=None) for role, llm in llms.items()}
+    rows = []
+    for method in methods:
+        knob, values = SWEEP[method]
+        for value in values:
+            kw = {"budget": value} if knob == "budget" else {"capacity": value}
+            run = await run_nap(store, llms, story_id, method=method, points=points,
+                                characters=characters, **kw)
+            costs = store.sync_costs(story_id, run["space"])
+            row = {"method": method, "knob": knob, "value": value, "run": run["id"],
+                   "mean": run["summary"].get("best@1", {}).get("mean", 0.0),
+                   "sync_tokens": sum(c["prompt_tokens"] + c["completion_tokens"] for c in costs)}
+            rows.append(row)
+            if on_run:
+                on_run(row)
+    return rows

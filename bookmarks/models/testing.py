@@ -1,0 +1,165 @@
+"""Test doubles. Nothing here is ever the app's default model.
+
+`ScriptedFakeModel` implements the `ChatModel` protocol from a queue of scripted replies
+(strings, exceptions to raise, or functions of the request), records every request it
+receives, and reports fake token usage (about four characters a token). With
+`enforce_max_tokens`, a reply longer than the request's `max_tokens` is cut there and
+reported with `finish_reason="length"`, as a real server does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import deque
+from collections.abc import Callable
+
+from bookmarks.models.transport import ChatRequest, Completion
+
+Reply = str | BaseException | Callable[[ChatRequest], str]
+CUT_FINISH = "length"
+
+
+def fake_tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+class ScriptedFakeModel:
+    """A scripted stand-in for a language model (test double)."""
+
+    def __init__(self, replies: list[Reply] | None = None, *, name: str = "scripted-fake",
+                 default: Reply | None = None, delay: float = 0.0,
+                 structured_mode: str = "json_schema", enforce_max_tokens: bool = False):
+        self.name = name
+        self.base_url = "fake://scripted"
+        self.structured_mode = structured_mode
+        self.default = default
+        self.delay = delay
+        self.queue: deque[Reply] = deque(replies or [])
+        self.history: list[ChatRequest] = []
+        self.enforce_max_tokens = enforce_max_tokens
+        # test control without sleeps: `entered` is set when a call arrives; while `gate` is
+        # an unset Event every call waits for it; `in_flight` / `max_in_flight` count calls
+        self.entered = threading.Event()
+        self.gate: threading.Event | None = None
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    def enqueue(self, *replies: Reply) -> ScriptedFakeModel:
+        self.queue.extend(replies)
+        return self
+
+    @property
+    def prompts(self) -> list[str]:
+        """The last user message of every request received, in order."""
+        return [next((m["content"] for m in reversed(r.messages) if m["role"] == "user"), "")
+                for r in self.history]
+
+    async def chat(self, request: ChatRequest) -> Completion:
+        self.history.append(request)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        self.entered.set()
+        try:
+            if self.gate is not None:
+                await asyncio.to_thread(self.gate.wait, 120)
+            if self.delay:
+                await asyncio.sleep(self.delay)
+        finally:
+            self.in_flight -= 1
+        if self.queue:
+            reply = self.queue.popleft()
+        elif self.default is not None:
+            reply = self.default
+        else:
+            raise AssertionError("ScriptedFakeModel received a request with no reply queued: "
+                                 + repr(request.messages[-1]["content"][:200]))
+        if isinstance(reply, BaseException):
+            raise reply
+        text = reply(request) if callable(reply) else reply
+        finish = "stop"
+        if self.enforce_max_tokens and fake_tokens(text) > request.max_tokens:
+            text, finish = text[: request.max_tokens * 4], CUT_FINISH
+        if request.on_text is not None and text:  # "stream" it in two pieces
+            request.on_text(text[: len(text) // 2])
+            request.on_text(text)
+        prompt = sum(fake_tokens(m["content"]) for m in request.messages)
+        return Completion(text=text, prompt_tokens=prompt, completion_tokens=fake_tokens(text),
+                          model=self.name, finish_reason=finish)
+
+
+class ScriptedMemory:
+    """A reply function for `ScriptedFakeModel(default=ScriptedMemory(...))` (test double).
+
+    It recognises each kind of request the engine makes by its prompt and answers with a
+    valid, deterministic reply: `sections` (a list of dicts, or a function of the request
+    returning one) for proposals, `decide` for reuse/new, fixed texts otherwise.
+    """
+
+    def __init__(self, sections=None, decide: str = "reuse", state: str = "append",
+                 keep: list[int] | None = None, line: str = "I will see to it myself."):
+        self.sections = sections or [{"title": "Harbour tide schedule", "type": "concept",
+                                      "subject": "harbour"}]
+        self.decide = decide
+        self.state = state
+        self.keep = [1] if keep is None else keep
+        self.line = line
+        self.counts: dict[str, int] = {}
+
+    def kind(self, request: ChatRequest) -> str:
+        text = request.messages[-1]["content"]
+        for needle, kind in (("Propose at most", "propose"), ('Answer "reuse" or "new"', "match"),
+                             ("Write the updated description", "concept"),
+                             ("Decide how the state changes", "state"),
+                             ("Nothing is recorded for this section yet", "first_state"),
+                             ("Which candidates are good examples", "behavioral"),
+                             ("Summarize what these actions show", "eta_extract"),
+                             ("Write the updated profile", "eta_aggregate"),
+                             ("Which parts of", "eta3_select"), ("next line.", "act"),
+                             ("For each dimension answer yes", "judge"),
+                             ("? Answer yes or no.", "judge_dimension"),
+                             ("Who speaks the quoted words", "attribute"),
+                             ("Answer with the letter", "mcq")):
+            if needle in text:
+                return kind
+        return "unknown"
+
+    def __call__(self, request: ChatRequest) -> str:
+        import json
+
+        kind = self.kind(request)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        n = self.counts[kind]
+        if kind == "propose":
+            sections = self.sections(request) if callable(self.sections) else self.sections
+            return json.dumps({"sections": sections})
+        if kind == "match":
+            return json.dumps({"decision": self.decide})
+        if kind == "concept":
+            return f"Description, update {n}."
+        if kind == "state":
+            return json.dumps({"decision": self.state, "text": f"State after update {n}."})
+        if kind == "first_state":
+            return json.dumps({"text": f"State after update {n}."})
+        if kind == "behavioral":
+            return json.dumps({"keep": self.keep})
+        if kind == "eta_extract":
+            return f"Observations {n}."
+        if kind == "eta_aggregate":
+            return f"Profile, update {n}."
+        if kind == "eta3_select":
+            return json.dumps({"sections": ["state", "behavior"]})
+        if kind == "judge":
+            return json.dumps({"emotion": "yes", "intent": "no" if n % 2 else "yes",
+                               "causality": "yes", "position": "no", "content": "no"})
+        if kind == "attribute":  # the first character named in the prompt's cast list
+            import re
+
+            cast = re.search(r"Characters: ([^,.]+)", request.messages[-1]["content"])
+            return json.dumps({"speaker": cast.group(1) if cast else "unknown",
+                               "confidence": 0.9})
+        if kind == "judge_dimension":
+            return json.dumps({"answer": "yes" if n % 5 in (1, 3) else "no"})
+        if kind == "mcq":
+            return "B"
+        return f"{self.line} (take {n})"

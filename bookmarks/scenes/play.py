@@ -1,0 +1,189 @@
+"""Scenes: a branch of a story started at a story point, extended turn by turn.
+
+`generate_turn` grounds the next action with the scene's method (Bookmarks or a
+baseline), asks the actor for the character's line, and commits the turn, its events and
+all memory writes in one transaction — a model error anywhere before that leaves the
+database as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from bookmarks.engine.actor import Line, act
+from bookmarks.engine.ground import OMNISCIENT, ground_at
+from bookmarks.engine.grounding import Grounding
+from bookmarks.engine.lineage import IndexedLine, Lineage
+from bookmarks.engine.progress import watch
+from bookmarks.errors import NotFoundError
+from bookmarks.models.llm import LLM, scene_scope
+from bookmarks.store import SceneInfo, Store, Turn
+from bookmarks.stories.story import NARRATION
+
+
+def scene_window(store: Store, scene: SceneInfo, window: int = 10) -> list[IndexedLine]:
+    """The last `window` lines of the scene's storyline (trunk, then its turns)."""
+    lineage = Lineage.of(store, scene.branch_id)
+    end = lineage.length(store)
+    return lineage.lines(store, max(1, end - window + 1), end)
+
+
+def _check_character(store: Store, scene: SceneInfo, character: str) -> tuple[str, list[str]]:
+    """Canonical name and aliases of a cast member (or a user's own new character)."""
+    for c in store.characters(scene.story_id):
+        if character.casefold() in {k.casefold() for k in c.keys()}:
+            return c.name, c.aliases
+    if character in scene.cast or character == NARRATION:
+        return character, []
+    raise NotFoundError(f"{character!r} is not a character of this story or scene.")
+
+
+def add_user_turn(store: Store, scene_id: int, character: str, text: str) -> Turn:
+    store.scene(scene_id)  # raises NotFoundError for an unknown scene
+    text = text.strip()
+    if not text:
+        raise ValueError("The line is empty.")
+    name = character.strip() or NARRATION
+    return store.add_turn(scene_id, character=name, text=text[:2000], source="user")
+
+
+
+
+@dataclass
+class Prepared:
+    """Grounding made ahead of a step (branch, position, character, method, budget, epoch),
+    its memory writes already committed."""
+
+    step: tuple
+    grounding: Grounding
+    scene: list[IndexedLine]
+    seconds: float = 0.0
+
+
+
+
+async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, character: str, *,
+                        method: str | None = None, budget: int = 3, window: int = 10,
+                        state_block: int = 64, replace: Turn | None = None,
+                        on_text: Callable[[str], None] | None = None,
+                        prepared: Prepared | None = None, max_read: int = 0) -> Turn:
+    """Ground and act for `character`'s next line, and commit the turn with its memory.
+
+    `prepared`: memory grounded ahead in the background (see `background.py`) for this
+    very step; its writes are already committed, so only the actor is called. The turn
+    commits only if no line was undone or edited meanwhile (StaleMemoryError). `max_read`:
+    answer with the memory that is ready when a bookmark would read more than this many
+    actions (partial memory; see `BookmarksOptions.max_read`)."""
+    scene_scope.set(scene_id)  # every model call of this turn is logged with the scene
+    watch(scene_id)  # and its synchronization progress is shown while it waits
+    scene = store.scene(scene_id)
+    story = store.story(scene.story_id)
+    name, aliases = _check_character(store, scene, character)
+    epoch = store.branch_epoch(scene.branch_id)
+    lineage = Lineage.of(store, scene.branch_id)
+    position = replace.idx if replace else lineage.length(store) + 1
+    method = method or scene.method or "vanilla"
+    step = (scene.branch_id, position, name, method, budget, epoch)
+    if prepared is not None and prepared.step == step and not replace:
+        grounding, lines = prepared.grounding, prepared.scene
+        grounding.events = [*grounding.events,
+                            {"kind": "prepared", "seconds": round(prepared.seconds, 2)}]
+    else:
+        grounding, lines = await ground_at(store, llms["memory"], story_id=scene.story_id,
+                                           lineage=lineage, position=position, character=name,
+                                           method=method, budget=budget, window=window,
+                                           state_block=state_block, scene_id=scene_id,
+                                           scene_cast=scene.cast, max_read=max_read,
+                                           knowledge=scene.settings.get("knowledge", OMNISCIENT))
+    others = [c.name for c in store.characters(scene.story_id) if c.name != name]
+    result = await act(llms["actor"], story_title=story.title, character=name,
+                       scene=[Line(x.character, x.text) for x in lines],
+                       grounding=grounding.text, setting=scene.setting, aliases=aliases,
+                       others=others + scene.cast, scene_id=scene_id, on_text=on_text)
+    events = [*grounding.events,
+              {"kind": "acted", "tries": result.tries,
+               "rejected": [{"reply": r[:300], "reason": why} for r, why in result.rejected]},
+              {"kind": "usage", "memory": grounding.usage}]
+    turn = store.commit_memory(grounding.writes, scene_id=scene_id,
+                               replace_turn_id=replace.id if replace else None,
+                               turn={"character": name, "text": result.text, "source": "model",
+                                     "method": method}, events=events,
+                               expect_epoch=(scene.branch_id, epoch))
+    assert turn is not None
+    return turn
+
+
+def speakers(scene: SceneInfo, user_character: str | None = None) -> list[str]:
+    """Who the model may speak as: the cast, less the character the user plays."""
+    return [c for c in scene.cast if c != user_character] or list(scene.cast)
+
+
+def round_robin(store: Store, scene: SceneInfo, user_character: str | None = None) -> str:
+    options = speakers(scene, user_character)
+    last = scene_window(store, scene, window=len(scene.cast) * 2 + 2)
+    for line in reversed(last):
+        if line.character in options:
+            return options[(options.index(line.character) + 1) % len(options)]
+    return options[0]
+
+
+class SpeakerChoice(BaseModel):
+    speaker: str
+
+
+async def choose_speaker(store: Store, memory: LLM, scene: SceneInfo,
+                         user_character: str | None = None) -> str:
+    """Let the memory model pick who speaks next (validated against the cast)."""
+    options = speakers(scene, user_character)
+    if len(options) == 1:
+        return options[0]
+    lines = scene_window(store, scene)
+    prompt = [{"role": "user", "content":
+               "The scene so far:\n" + "\n".join(f"{x.character}: {x.text}" for x in lines)
+               + f"\n\nWho speaks next? Choose one of: {', '.join(options)}."}]
+
+    def check(choice: SpeakerChoice) -> None:
+        if choice.speaker not in options:
+            raise ValueError(f"speaker must be one of {', '.join(options)}")
+
+    choice = await memory.structured(prompt, SpeakerChoice, purpose="next-speaker", check=check,
+                                     scene_id=scene.id, max_tokens=30)
+    return choice.speaker
+
+
+def undo_last(store: Store, scene_id: int) -> Turn | None:
+    """Remove the scene's last turn; returns it (None when the scene has no turn)."""
+    turns = store.turns(scene_id)
+    if not turns:
+        return None
+    store.delete_turn(turns[-1].id)
+    return turns[-1]
+
+
+async def regenerate_last(store: Store, llms: dict[str, LLM], scene_id: int, *,
+                          budget: int = 3, window: int = 10, state_block: int = 64,
+                          on_text: Callable[[str], None] | None = None) -> Turn:
+    """Replace the scene's last model turn by a new sample for the same character; the
+    old line stays until the new one is committed (in the same transaction)."""
+    turns = store.turns(scene_id)
+    if not turns or turns[-1].source != "model":
+        raise ValueError("The last line is not the model's; there is nothing to regenerate.")
+    last = turns[-1]
+    return await generate_turn(store, llms, scene_id, last.character, method=last.method,
+                               budget=budget, window=window, state_block=state_block,
+                               replace=last, on_text=on_text)
+
+
+def fork_at(store: Store, scene_id: int, turn_id: int | None = None) -> SceneInfo:
+    """A new scene continuing from turn `turn_id` (default: the last turn)."""
+    scene = store.scene(scene_id)
+    lineage = Lineage.of(store, scene.branch_id)
+    if turn_id is None:
+        return store.fork_scene(scene_id, lineage.length(store))
+    turn = store.turn(turn_id)
+    if not lineage.sees(turn.branch_id, turn.idx):
+        raise ValueError("That line is not part of this scene.")
+    return store.fork_scene(scene_id, turn.idx)

@@ -1,0 +1,126 @@
+"""Prepared story memory: walk a story in order for its (major) characters, proposing and
+synchronizing their bookmarks in the shared "story" memory and leaving checkpoints every
+N actions, so that a scene started at any point reuses the latest checkpoint at or before
+it and reads only the gap.
+
+Each checkpoint (a point × a character) commits on its own, so a stopped preparation
+loses at most the step in progress and resumes where it stopped (the progress record
+is in the settings table, `prepared:<story id>`). Before it starts, `estimate` says how
+many model calls, tokens and seconds it should take, from the rates measured in this
+database's call log (or stated defaults when there are none yet).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bookmarks.engine.ground import chosen_characters, ground_at
+from bookmarks.engine.lineage import Lineage
+from bookmarks.engine.sync import STATE_BLOCK
+from bookmarks.errors import BookmarksError
+from bookmarks.models.llm import LLM
+from bookmarks.store import Store
+
+DEFAULT_EVERY = 100
+# used until this database has measured rates: a small local model on 2 cores
+DEFAULT_SECONDS_PER_CALL = 10.0
+DEFAULT_TOKENS_PER_CALL = 1800
+
+
+@dataclass
+class Plan:
+    story_id: int
+    characters: list[str]
+    every: int
+    points: list[int]  # checkpoints p (grounding the action p + 1)
+    done: int  # checkpoints already prepared (resuming)
+    calls: int
+    tokens: int
+    seconds: float
+    measured: bool  # rates from this database's call log (else defaults)
+
+    @property
+    def steps(self) -> int:
+        return len(self.points) * len(self.characters)
+
+    def describe(self) -> str:
+        source = "measured rates" if self.measured else "default rates (nothing measured yet)"
+        left = self.steps - self.done
+        return (f"{len(self.points)} checkpoints × {len(self.characters)} characters "
+                f"({', '.join(self.characters)}) every {self.every} actions: {left} of "
+                f"{self.steps} steps to do; about {self.calls} model calls, {self.tokens:,} "
+                f"tokens, {_duration(self.seconds)} ({source}).")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _key(story_id: int) -> str:
+    return f"prepared:{story_id}"
+
+
+def progress(store: Store, story_id: int) -> dict:
+    """How far a story's memory is prepared: {"every", "characters", "done", "last_point"}."""
+    return store.get_setting(_key(story_id), {}) or {}
+
+
+def plan(store: Store, story_id: int, *, characters: list[str] | None = None,
+         every: int = DEFAULT_EVERY, budget: int = 3) -> Plan:
+    story = store.story(story_id)
+    names = chosen_characters(store, story_id, characters)
+    if every < 10:
+        raise BookmarksError("Checkpoints closer than every 10 actions cost more than they save.")
+    points = list(range(every, story.n_actions, every))
+    if not points:
+        raise BookmarksError(f"The story has {story.n_actions} actions: fewer than one "
+                             f"checkpoint every {every}.")
+    before = progress(store, story_id)
+    done = before.get("done", 0) if (before.get("every") == every
+                                      and before.get("characters") == names) else 0
+    # per step: a proposal, and each of ~K sections synchronized over `every` new actions
+    # (state blocks; concept and behavioral about one call each)
+    per_step = 1 + budget * max(1, math.ceil(every / STATE_BLOCK))
+    calls = per_step * (len(points) * len(names) - done)
+    rates = store.call_rates("memory")
+    measured = bool(rates.get("n")) and rates["n"] >= 5
+    seconds_per = rates["ms"] / 1000 if measured else DEFAULT_SECONDS_PER_CALL
+    tokens_per = rates["tokens"] if measured else DEFAULT_TOKENS_PER_CALL
+    return Plan(story_id, names, every, points, done, calls, round(calls * tokens_per),
+                calls * seconds_per, measured)
+
+
+async def prepare(store: Store, memory: LLM, the_plan: Plan, *, budget: int = 3,
+                  on_step: Callable[[dict], None] | None = None,
+                  should_stop: Callable[[], bool] | None = None) -> dict:
+    """Run the plan from where it stopped; returns the progress record."""
+    story = store.story(the_plan.story_id)
+    lineage = Lineage.of(store, story.trunk_id)
+    record = {"every": the_plan.every, "characters": the_plan.characters,
+              "done": the_plan.done, "last_point": 0, "steps": the_plan.steps}
+    step = 0
+    for point in the_plan.points:
+        for character in the_plan.characters:
+            step += 1
+            if step <= the_plan.done:
+                continue
+            if should_stop and should_stop():
+                return record
+            grounding, _ = await ground_at(store, memory, story_id=story.id, lineage=lineage,
+                                           position=point + 1, character=character,
+                                           method="bookmarks", budget=budget)
+            store.commit_memory(grounding.writes)
+            record.update(done=step, last_point=point)
+            store.set_setting(_key(story.id), record)
+            if on_step:
+                syncs = [e for e in grounding.events if e["kind"] == "synchronized"]
+                on_step({"step": step, "steps": the_plan.steps, "point": point,
+                         "character": character, "calls": grounding.usage.get("calls", 0),
+                         "actions_read": sum(e["actions_read"] for e in syncs)})
+    return record

@@ -1,0 +1,468 @@
+"""Read narratives into a `Story`: JSONL, play scripts, plain prose, the paper's format,
+Project Gutenberg plays and novels, Fountain screenplays.
+
+Every failure raises `StoryFormatError` naming the file, the line (where there is one)
+and the reason. Input is untrusted: size-capped, decoded strictly as UTF-8, never
+evaluated. Sidecar files next to a story (`NAME.meta.json` for title and cast,
+`NAME.questions.jsonl` for multiple-choice questions) are read when present.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from bookmarks.errors import StoryFormatError
+from bookmarks.stories.fountain import looks_like_fountain, parse_fountain
+from bookmarks.stories.gutenberg import is_gutenberg
+from bookmarks.stories.gutenberg_novel import parse_gutenberg_novel
+from bookmarks.stories.gutenberg_play import gutenberg_kind, parse_gutenberg_play
+from bookmarks.stories.names import normalize_name
+from bookmarks.stories.prose import Draft, parse_prose
+from bookmarks.stories.story import NARRATION, PSEUDO_CHARACTERS, Action, Character, Question, Story
+
+Format = Literal["jsonl", "script", "prose", "reference", "gutenberg-play", "gutenberg-novel",
+                 "fountain"]
+FORMATS: tuple[str, ...] = get_args(Format)
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+MAX_TEXT_CHARS = 20_000
+
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$")
+_DIRECTION = re.compile(r"^\s*(\[(.+)\]|\((.+)\)|\*([^*].*)\*|_([^_].*)_)\s*$")
+_SPEECH = re.compile(r"^\s*([A-Za-z][\w .'\-]{0,60}?)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
+_NAME_ALONE = re.compile(r"^\s*([A-Z][A-Z0-9 .'\-]{0,60}?)\.?\s*$")
+
+
+
+
+def decode(data: bytes, file: str) -> list[str]:
+    """Bytes → lines, or a clear error for binary or non-UTF-8 input."""
+    if b"\x00" in data[:8192]:
+        raise StoryFormatError("this looks like a binary file, not a text story.", file=file)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise StoryFormatError(
+            f"the file is not UTF-8 text (byte 0x{data[exc.start]:02x} cannot be decoded); "
+            "save it as UTF-8 and try again.",
+            file=file,
+            line=line,
+        ) from None
+    if not text.strip():
+        raise StoryFormatError("the file is empty.", file=file)
+    return text.splitlines()
+
+
+def detect_format(lines: list[str], filename: str = "") -> str:
+    """Guess the format from the extension and the first lines: `.jsonl`/`.json`/`.fountain`
+    by name; then JSON, Project Gutenberg START/END markers (play or novel by its speaker
+    cues), a Fountain screenplay (title page or scene headings and cues), a script or prose."""
+    suffix = Path(filename).suffix.lower()
+    body = [ln for ln in lines if ln.strip()]
+    first = body[0].lstrip() if body else ""
+    if suffix in (".jsonl", ".json", ".fountain"):
+        return {".jsonl": "jsonl", ".json": "reference", ".fountain": "fountain"}[suffix]
+    if first.startswith("{"):
+        try:
+            obj = json.loads(first)
+        except (json.JSONDecodeError, RecursionError):
+            return "reference"  # a multi-line JSON document
+        return "jsonl" if isinstance(obj, dict) and "character" in obj else "reference"
+    if is_gutenberg(lines):
+        return gutenberg_kind(lines)
+    if looks_like_fountain(lines):
+        return "fountain"
+    scripted = total = 0
+    in_speech = False  # inside a printed-play speech (after a name alone on a line)
+    for ln in lines[:400]:
+        if not ln.strip():
+            in_speech = False
+            continue
+        total += 1
+        if _is_name_alone(ln):
+            in_speech = True
+            scripted += 1
+        elif in_speech or _HEADING.match(ln) or _DIRECTION.match(ln) or _SPEECH.match(ln):
+            scripted += 1
+    return "script" if total and scripted >= 0.6 * total else "prose"
+
+
+def _clean_text(text: object, file: str, line: int, field: str = "text") -> str:
+    if not isinstance(text, str):
+        raise StoryFormatError(f'"{field}" must be a string.', file=file, line=line)
+    cleaned = "".join(ch for ch in text if ch in "\n\t" or ch.isprintable()).strip()
+    if not cleaned:
+        raise StoryFormatError(f'"{field}" is empty.', file=file, line=line)
+    if len(cleaned) > MAX_TEXT_CHARS:
+        raise StoryFormatError(
+            f'"{field}" is {len(cleaned)} characters long; the limit is {MAX_TEXT_CHARS}.',
+            file=file,
+            line=line,
+        )
+    return cleaned
+
+
+MAX_NAME_CHARS = 120
+
+
+def _speaker(raw: object, file: str, line: int | None) -> str:
+    name = normalize_name(_clean_text(raw, file, line, "character"))
+    if not name:
+        raise StoryFormatError('"character" is empty.', file=file, line=line)
+    if len(name) > MAX_NAME_CHARS:
+        raise StoryFormatError(f"a character name is {len(name)} characters long; the limit is "
+                               f"{MAX_NAME_CHARS}.", file=file, line=line)
+    return name
+
+
+def parse_jsonl(lines: list[str], file: str) -> list[Action]:
+    actions: list[Action] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            reason = getattr(exc, "msg", "nesting too deep")
+            raise StoryFormatError(f"not valid JSON ({reason}).", file=file, line=number) from None
+        if not isinstance(obj, dict):
+            raise StoryFormatError(
+                'each line must be a JSON object like {"character": …, "text": …}.',
+                file=file,
+                line=number,
+            )
+        text = obj.get("text", obj.get("action"))
+        if "character" not in obj or text is None:
+            raise StoryFormatError(
+                'each line needs "character" and "text" fields.', file=file, line=number
+            )
+        chapter = obj.get("chapter")
+        if chapter is None and (obj.get("act") is not None or obj.get("scene") is not None):
+            # plays exported with act/scene fields: "Act 1, Scene 2" is the chapter
+            chapter = ", ".join(f"{k.capitalize()} {obj[k]}" for k in ("act", "scene")
+                                if obj.get(k) is not None and str(obj[k]).strip())
+        if chapter is not None and not isinstance(chapter, str):
+            raise StoryFormatError('"chapter" must be a string.', file=file, line=number)
+        present = obj.get("present")
+        if present is not None and (not isinstance(present, list)
+                                    or not all(isinstance(p, str) for p in present)):
+            raise StoryFormatError('"present" must be a list of character names.', file=file,
+                                   line=number)
+        name = _speaker(obj["character"], file, number)
+        actions.append(
+            Action(
+                index=len(actions) + 1,
+                character=name,
+                text=_clean_text(text, file, number),
+                chapter=chapter.strip() or None if chapter else None,
+                present=[p.strip() for p in present if p.strip()] if present else None,
+            )
+        )
+    return actions
+
+
+def _is_name_alone(line: str) -> bool:
+    m = _NAME_ALONE.match(line)
+    return bool(m and len(m.group(1).strip()) >= 2 and not line.strip().endswith(":"))
+
+
+def parse_script(lines: list[str], file: str) -> list[Action]:
+    """`NAME: speech` lines, or a capitalised name alone followed by its speech (printed
+    plays); `#` headings are chapters; bracketed/parenthesised/italic lines are narration."""
+    actions: list[Action] = []
+    chapter: str | None = None
+    speaker: str | None = None  # set by a name-alone line, until a blank line
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line:
+            speaker = None
+            continue
+        if m := _HEADING.match(line):
+            chapter, speaker = m.group(1), None
+            continue
+        if m := _DIRECTION.match(line):
+            body = next(g for g in m.groups()[1:] if g)
+            actions.append(_action(actions, NARRATION, body, chapter, file, number))
+            continue
+        if _is_name_alone(line) and not _SPEECH.match(line):
+            speaker = normalize_name(line)
+            continue
+        if speaker is None and (m := _SPEECH.match(line)):
+            name = normalize_name(m.group(1))
+            actions.append(_action(actions, name, m.group(2), chapter, file, number))
+            continue
+        if speaker is not None:
+            if actions and actions[-1].character == speaker and _continues(lines, number):
+                merged = f"{actions[-1].text} {line}"
+                actions[-1] = actions[-1].model_copy(update={"text": merged})
+            else:
+                actions.append(_action(actions, speaker, line, chapter, file, number))
+            continue
+        raise StoryFormatError(
+            "expected `NAME: speech`, a speaker name alone on a line, a `#` heading or a "
+            f"[stage direction], but found: {line[:60]!r}.",
+            file=file,
+            line=number,
+        )
+    return actions
+
+
+def _continues(lines: list[str], number: int) -> bool:
+    """True when line `number` (1-based) directly follows a speech line (no blank)."""
+    prev = lines[number - 2].strip() if number >= 2 else ""
+    return bool(prev) and not _is_name_alone(prev)
+
+
+def _action(actions, name, text, chapter, file, number) -> Action:
+    return Action(
+        index=len(actions) + 1,
+        character=name,
+        text=_clean_text(text, file, number),
+        chapter=chapter,
+    )
+
+
+def parse_reference(lines: list[str], file: str) -> list[Action]:
+    """The paper's format: {"chapter title": [{"action": …, "character": …}, …], …};
+    an item with several `characters` becomes narration naming them."""
+    try:
+        data = json.loads("\n".join(lines))
+    except json.JSONDecodeError as exc:
+        raise StoryFormatError(f"not valid JSON ({exc.msg}).", file=file, line=exc.lineno) from None
+    except RecursionError:
+        raise StoryFormatError("the JSON is nested too deeply.", file=file) from None
+    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+        raise StoryFormatError(
+            "expected a JSON object mapping chapter titles to lists of actions.", file=file
+        )
+    actions: list[Action] = []
+    for chapter, items in data.items():
+        for k, item in enumerate(items):
+            where = f"chapter {chapter!r}, item {k + 1}"
+            if not isinstance(item, dict) or "action" not in item:
+                raise StoryFormatError(f'{where}: each item needs an "action".', file=file)
+            names = item.get("characters") or [item.get("character") or NARRATION]
+            if isinstance(names, str):
+                names = [names]
+            if not all(isinstance(n, str) and n.strip() for n in names):
+                raise StoryFormatError(f"{where}: character names must be strings.", file=file)
+            text = _clean_text(item["action"], f"{file} ({where})", None)  # type: ignore[arg-type]
+            if len(names) == 1:
+                name = _speaker(names[0], f"{file} ({where})", None)
+            else:
+                name, text = NARRATION, f"[{', '.join(names)}] {text}"
+            actions.append(Action(index=len(actions) + 1, character=name, text=text,
+                                  chapter=str(chapter)))
+    return actions
+
+
+PARSERS = {"jsonl": parse_jsonl, "script": parse_script, "prose": parse_prose,
+           "reference": parse_reference, "gutenberg-play": parse_gutenberg_play,
+           "gutenberg-novel": parse_gutenberg_novel, "fountain": parse_fountain}
+
+
+def _from_drafts(drafts: list[Draft], file: str) -> list[Action]:
+    """Validate what a parser found (names, text limits, control characters)."""
+    actions: list[Action] = []
+    for line, who, text, chapter in drafts:
+        name = who if who in PSEUDO_CHARACTERS else _speaker(who, file, line)
+        label = " ".join("".join(c for c in chapter if c.isprintable() or c.isspace()).split())[:200] \
+            if chapter else None
+        actions.append(_action(actions, name, " ".join(text.split()), label or None, file, line))
+    return actions
+
+
+def _with_aliases(cast: list[Character], found: dict[str, list[str]]) -> list[Character]:
+    """Add the name variants a parser found to the cast member they belong to (a variant
+    that already names someone else is left out)."""
+    owner = {k.casefold(): c.name for c in cast for k in c.keys()}
+    out = []
+    for c in cast:
+        new = []
+        for alias in (a for k in c.keys() for a in found.get(k, [])):
+            if owner.setdefault(alias.casefold(), c.name) == c.name and alias not in c.keys() + new:
+                new.append(alias)
+        out.append(c.model_copy(update={"aliases": [*c.aliases, *new]}) if new else c)
+    return out
+
+
+def parse_story(
+    data: bytes,
+    filename: str,
+    *,
+    fmt: str | None = None,
+    title: str | None = None,
+    meta: dict | None = None,
+    questions: list[Question] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Story:
+    """Parse raw bytes into a Story. `meta` may give title, description and cast."""
+    name = Path(filename).name or "story"
+    meta = _check_meta(meta, name)
+    if len(data) > max_bytes:
+        raise StoryFormatError(
+            f"the file is {len(data) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.",
+            file=name,
+        )
+    lines = decode(data, name)
+    fmt = fmt or (meta or {}).get("format") or detect_format(lines, name)
+    if fmt not in PARSERS:
+        raise StoryFormatError(
+            f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}.", file=name
+        )
+    parsed = PARSERS[fmt](lines, name)
+    found: dict = {}
+    if isinstance(parsed, tuple):  # drafts and what the file says of itself (title, aliases)
+        found, actions = parsed[1], _from_drafts(parsed[0], name)
+    else:
+        actions = parsed
+    if not actions:
+        raise StoryFormatError("no actions were found in the file.", file=name)
+    cast = _with_aliases(_cast(actions, meta.get("characters"), name), found.get("aliases", {}))
+    actions = _canonical_speakers(actions, cast)
+    return Story(
+        title=_title(title, meta.get("title") or found.get("title"), filename),
+        description=str(meta.get("description", "")),
+        author=str(meta.get("author") or found.get("author") or ""),
+        source_format=fmt,
+        characters=cast,
+        actions=actions,
+        questions=_check_questions(questions or [], len(actions), name),
+    )
+
+
+class MetaFile(BaseModel):
+    """The sidecar `NAME.meta.json` (or the same fields given by a caller)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    title: str | None = None
+    description: str = ""
+    author: str = ""
+    format: Format | None = None
+    characters: list[Character] | None = None
+
+
+def _check_meta(meta: dict | None, file: str) -> dict:
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise StoryFormatError("the meta file must hold a JSON object.", file=file)
+    try:
+        return MetaFile.model_validate(meta).model_dump(exclude_none=True)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise StoryFormatError(f"the meta file's {where!r} is invalid: {first['msg']}.",
+                               file=file) from None
+
+
+def _title(given: str | None, from_meta: object, filename: str) -> str:
+    for candidate in (given, from_meta, Path(filename).stem.replace("_", " ").title()):
+        if isinstance(candidate, str) and candidate.strip():
+            return " ".join(candidate.split())[:200]
+    return "Untitled story"
+
+
+# speakers that are a group, not a person: their lines stay speech, but they are never a
+# major character (so never in a default cast, walk, evaluation or preparation)
+GROUP_SPEAKERS = frozenset({"all", "both", "omnes", "everyone", "others", "several", "crowd",
+                            "the crowd", "voices", "all three", "all four", "chorus of voices"})
+
+
+def _cast(actions: list[Action], declared: list | None, file: str) -> list[Character]:
+    counts: dict[str, int] = {}
+    for a in actions:
+        if a.character not in PSEUDO_CHARACTERS:
+            counts[a.character] = counts.get(a.character, 0) + 1
+    cast: list[Character] = []
+    if declared:
+        try:
+            cast = [Character.model_validate(c) for c in declared]
+        except ValidationError as exc:
+            raise StoryFormatError(f"the cast in the meta file is invalid: {exc}", file=file) from None
+    known = {k.casefold() for c in cast for k in c.keys()}
+    ranked = sorted(counts, key=lambda n: -counts[n])
+    top = max(counts.values(), default=0)
+    for n in ranked:
+        if n.casefold() not in known:
+            major = not declared and counts[n] >= max(3, top * 0.2) and ranked.index(n) < 6 \
+                and n.casefold() not in GROUP_SPEAKERS
+            cast.append(Character(name=n, major=major))
+            known.add(n.casefold())
+    return cast
+
+
+def _canonical_speakers(actions: list[Action], cast: list[Character]) -> list[Action]:
+    lookup = {k.casefold(): c.name for c in cast for k in c.keys()}
+    return [
+        a if a.character in PSEUDO_CHARACTERS or lookup.get(a.character.casefold()) == a.character
+        else a.model_copy(update={"character": lookup.get(a.character.casefold(), a.character)})
+        for a in actions
+    ]
+
+
+def _check_questions(questions: list[Question], n: int, file: str) -> list[Question]:
+    """Questions checked against the story; one without a story point is asked at its end."""
+    questions = [q.model_copy(update={"after": n}) if q.after == 0 else q for q in questions]
+    for q in questions:
+        if q.after > n:
+            raise StoryFormatError(
+                f"question {q.id} is asked after action {q.after}, but the story has {n}.",
+                file=file,
+            )
+        if q.answer not in q.options:
+            raise StoryFormatError(f"question {q.id}: answer {q.answer!r} is not an option.",
+                                   file=file)
+    return questions
+
+
+def read_questions(path: Path) -> list[Question]:
+    out: list[Question] = []
+    for number, raw in enumerate(decode(path.read_bytes(), path.name), start=1):
+        if not raw.strip():
+            continue
+        try:
+            out.append(Question.model_validate_json(raw))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"]) or "line"
+            raise StoryFormatError(f"{loc}: {first['msg']}.", file=path.name, line=number) from None
+    return out
+
+
+def load_story(
+    path: str | Path,
+    *,
+    fmt: str | None = None,
+    title: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Story:
+    """Read a story file from disk, with its sidecar meta and questions if present."""
+    path = Path(path)
+    if not path.is_file():
+        raise StoryFormatError("no such file.", file=str(path))
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise StoryFormatError(
+            f"the file is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.",
+            file=path.name,
+        )
+    stem = path.name.split(".")[0]
+    meta_path = path.with_name(f"{stem}.meta.json")
+    meta = None
+    if meta_path.is_file():
+        try:
+            meta = json.loads(meta_path.read_text("utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise StoryFormatError(f"the meta file is not valid JSON ({exc}).",
+                                   file=meta_path.name) from None
+    q_path = path.with_name(f"{stem}.questions.jsonl")
+    questions = read_questions(q_path) if q_path.is_file() else None
+    return parse_story(path.read_bytes(), path.name, fmt=fmt, title=title, meta=meta,
+                       questions=questions, max_bytes=max_bytes)

@@ -1,0 +1,194 @@
+"""Importers: each format, sidecars, and bad input with line-numbered errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bookmarks.errors import StoryFormatError
+from bookmarks.stories.importers import detect_format, load_story, parse_story
+from bookmarks.stories.names import normalize_name
+from tests.conftest import STORIES
+
+
+def parse(text: str, name: str = "story.txt", **kw):
+    return parse_story(text.encode(), name, **kw)
+
+
+def test_jsonl_basic_and_normalised_names():
+    story = parse('{"character": "ANNA.", "text": "Hello.", "chapter": "One"}\n'
+                  '{"character": "narration", "text": "Rain falls."}\n'
+                  '{"character": "Anna", "text": "Again."}\n', "s.jsonl")
+    assert [a.character for a in story.actions] == ["Anna", "narration", "Anna"]
+    assert story.actions[0].chapter == "One" and story.actions[2].index == 3
+    assert [c.name for c in story.characters] == ["Anna"]
+
+
+@pytest.mark.parametrize("line,reason", [
+    ('{"character": "A", "text": "x"', "not valid JSON"),
+    ('["A", "x"]', "JSON object"),
+    ('{"character": "A"}', '"character" and "text"'),
+    ('{"character": "A", "text": 5}', '"text" must be a string'),
+    ('{"character": "A", "text": "   "}', '"text" is empty'),
+])
+def test_jsonl_errors_name_the_line(line, reason):
+    text = '{"character": "A", "text": "fine"}\n\n' + line + "\n"
+    with pytest.raises(StoryFormatError) as err:
+        parse(text, "bad.jsonl")
+    assert err.value.line == 3 and "bad.jsonl, line 3" in str(err.value)
+    assert reason in str(err.value)
+
+
+def test_script_colon_style_headings_and_directions():
+    story = parse("## Scene 1: Dock\n[Rain.]\nMARA: Where is the boat?\n\n"
+                  "TOBIAS BELL (quietly): Gone.\n(A horn sounds.)\n## Scene 2\nMara: Then we swim.\n")
+    assert [(a.character, a.chapter) for a in story.actions] == [
+        ("narration", "Scene 1: Dock"), ("Mara", "Scene 1: Dock"),
+        ("Tobias Bell", "Scene 1: Dock"), ("narration", "Scene 1: Dock"), ("Mara", "Scene 2")]
+    assert story.actions[2].text == "Gone."
+
+
+def test_script_printed_play_style():
+    story = parse("# Act I\n\nHAMLIN.\nThe night is cold,\nand I am tired.\n\nOSRIC.\nThen sleep.\n"
+                  "Sleep well.\n\n_Exit Osric._\n")
+    assert [(a.character, a.text) for a in story.actions] == [
+        ("Hamlin", "The night is cold, and I am tired."), ("Osric", "Then sleep. Sleep well."),
+        ("narration", "Exit Osric.")]
+
+
+def test_script_error_names_line():
+    with pytest.raises(StoryFormatError, match=r"play.txt, line 3: expected"):
+        parse("MARA: hi\nTOBIAS: hello\nthis line has no speaker at all and goes on\n", "play.txt",
+              fmt="script")
+
+
+def test_prose_attributes_quoted_dialogue():
+    story = parse("Chapter 1\n\nThe inn was quiet when the stranger came in out of the storm, "
+                  "shaking rain from a heavy grey cloak.\n\n"
+                  '"We are closed," said Marta.\n\n'
+                  'Jonas looked up. "Let him stay," Jonas said.\n\n'
+                  '"Who are you?" she asked.\n', "tale.txt")
+    assert [a.character for a in story.actions] == ["narration", "Marta", "Jonas", "narration"]
+    assert story.actions[1].text == "We are closed"
+    assert story.actions[0].chapter == "Chapter 1"
+
+
+def test_reference_format_with_multiple_characters():
+    data = {"Chapter 1": [{"action": "I am here.", "character": "Hamlin"},
+                          {"action": "They bow.", "characters": ["Hamlin", "Osric"]}],
+            "Chapter 2": [{"action": "Gone.", "character": "Osric"}]}
+    story = parse(json.dumps(data), "ref.json")
+    assert story.source_format == "reference"
+    assert [(a.character, a.chapter) for a in story.actions] == [
+        ("Hamlin", "Chapter 1"), ("narration", "Chapter 1"), ("Osric", "Chapter 2")]
+    assert story.actions[1].text.startswith("[Hamlin, Osric]")
+
+
+def test_detect_format():
+    assert detect_format(['{"character": "a", "text": "b"}'], "x.txt") == "jsonl"
+    assert detect_format(["{", '"c": []', "}"], "x.json") == "reference"
+    assert detect_format(["A: hi", "B: ho", "[pause]"], "x.txt") == "script"
+    assert detect_format(["It was a dark night and nobody came."], "x.txt") == "prose"
+
+
+def test_normalize_name():
+    assert normalize_name("  LADY  MACBETH. ") == "Lady Macbeth"
+    assert normalize_name("Narration") == "narration"
+    assert normalize_name("Dr. Watson:") == "Dr. Watson"
+
+
+@pytest.mark.parametrize("data,reason", [
+    (b"", "empty"),
+    (b"   \n\n", "empty"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00", "binary"),
+    ("Caf\u00e9: bonjour\n".encode("latin-1"), "not UTF-8"),
+])
+def test_bad_bytes(data, reason):
+    with pytest.raises(StoryFormatError, match=reason):
+        parse_story(data, "upload.txt")
+
+
+def test_wrong_encoding_names_line():
+    data = b"A: fine\nB: fine\nC: caf\xe9\n"
+    with pytest.raises(StoryFormatError) as err:
+        parse_story(data, "latin.txt")
+    assert err.value.line == 3
+
+
+def test_unknown_format():
+    with pytest.raises(StoryFormatError, match="unknown format 'yaml'"):
+        parse("A: hi", fmt="yaml")
+
+
+def test_fifty_megabyte_file_is_refused(tmp_path):
+    big = tmp_path / "huge.jsonl"
+    with big.open("wb") as f:
+        f.truncate(50 * 1024 * 1024)
+    with pytest.raises(StoryFormatError, match=r"52\.4 MB; the limit is 21\.0 MB"):
+        load_story(big)
+    with pytest.raises(StoryFormatError, match="limit"):
+        parse_story(b"x" * (50 * 1024 * 1024), "huge.txt")
+
+
+def test_deeply_nested_json_is_a_clear_error():
+    with pytest.raises(StoryFormatError):
+        parse("[" * 100_000 + "]" * 100_000, "deep.json")
+
+
+def test_meta_sidecar_maps_aliases_to_canonical(tmp_path):
+    (tmp_path / "s.jsonl").write_text('{"character": "mags", "text": "hi"}\n'
+                                      '{"character": "Tobias", "text": "yo"}\n')
+    (tmp_path / "s.meta.json").write_text(json.dumps({
+        "title": "Test", "characters": [{"name": "Marguerite", "aliases": ["Mags"], "major": True}]}))
+    story = load_story(tmp_path / "s.jsonl")
+    assert story.title == "Test"
+    assert [a.character for a in story.actions] == ["Marguerite", "Tobias"]
+    assert [(c.name, c.major) for c in story.characters] == [("Marguerite", True), ("Tobias", False)]
+
+
+@pytest.mark.parametrize("path", sorted(p for p in STORIES.iterdir()
+                                        if p.suffix in (".jsonl", ".txt") and p.name.count(".") == 1)
+                         if STORIES.is_dir() else [])
+def test_bundled_stories_import(path):
+    story = load_story(path)
+    assert len(story.actions) >= 100
+    majors = [c for c in story.characters if c.major]
+    assert len(majors) >= 2
+    cast = {c.name for c in story.characters}
+    assert {a.character for a in story.actions} <= cast | {"narration"}
+
+
+def test_edge_cases_are_handled():
+    # control characters are dropped from text; duplicate names in other cases merge
+    story = parse('{"character": "ANNA", "text": "Hi\\u0007 there\\u0000."}\n'
+                  '{"character": "anna.", "text": "Again."}\n', "c.jsonl")
+    assert story.actions[0].text == "Hi there." and [c.name for c in story.characters] == ["Anna"]
+    # a story with only narration, or one character, imports (a scene then needs a cast)
+    assert parse("[Rain.]\n[Wind.]\n", "n.txt").characters == []
+    assert [c.name for c in parse("SOLO: Alone.\n[Rain.]\n", "s.txt").characters] == ["Solo"]
+    # very long lines are refused with the line number
+    with pytest.raises(StoryFormatError, match=r"long.txt, line 2: .*20000"):
+        parse("A: short\nB: " + "x" * 20_001 + "\n", "long.txt")
+
+
+def test_a_question_without_a_story_point_is_asked_at_the_end(tmp_path):
+    from bookmarks.stories.importers import load_story
+
+    (tmp_path / "s.jsonl").write_text('{"character": "A", "text": "One."}\n'
+                                      '{"character": "B", "text": "Two."}\n')
+    (tmp_path / "s.questions.jsonl").write_text(
+        '{"id": "q1", "question": "Who spoke last?", "options": {"A": "A", "B": "B"}, '
+        '"answer": "B"}\n')
+    story = load_story(tmp_path / "s.jsonl")
+    assert story.questions[0].after == 2
+
+
+def test_a_group_speaker_is_never_a_major_character():
+    from bookmarks.stories.importers import parse_story
+
+    lines = "\n".join(["ALL: Long live the king!", "HAMLIN: Quiet.", "ALL: Long live him!",
+                       "ALL: Again!", "HAMLIN: I said quiet.", "ALL: Never!", "HAMLIN: Fine."])
+    story = parse_story(lines.encode(), "crowd.txt")
+    major = {c.name for c in story.characters if c.major}
+    assert "Hamlin" in major and not any(n.casefold() == "all" for n in major)
