@@ -202,3 +202,30 @@ def m008_bookmark_activation(db: Database) -> None:
     # without being proposed: "self" (when its subject acts), "keys" (when one of its keys
     # is mentioned in the scene, as SillyTavern's World Info does), "always"; "" otherwise
     db["bookmarks"].add_column("activation", str, not_null_default="")
+
+
+@migrations()
+def m009_users_roles_and_campaigns(db: Database) -> None:
+    # accounts: role owner | writer | annotator; password_hash: scrypt (see store/users.py)
+    db["users"].create({"name": str, "role": str, "password_hash": str, "created_at": str,
+                        "last_seen_at": str}, pk="name", not_null={"role", "password_hash"})
+    # the writer who made a scene (scenes made before accounts, or by the owner: none)
+    db.execute("CREATE TABLE scene_owners (scene_id INTEGER PRIMARY KEY REFERENCES scenes(id) "
+               "ON DELETE CASCADE, owner TEXT NOT NULL)")
+    db["campaigns"].create(
+        # status: open | closed (a closed campaign takes no votes); k: annotators per item;
+        # params: JSON (story, methods, turns, where the starts came from, the judge)
+        {"id": int, "name": str, "status": str, "k": int, "randomize": int, "params": str,
+         "created_by": str, "created_at": str, "closed_at": str},
+        pk="id", not_null={"name", "status", "k"})
+    db["campaign_items"].create(
+        {"campaign_id": int, "item_id": int, "position": int}, pk=("campaign_id", "item_id"),
+        foreign_keys=[("campaign_id", "campaigns", "id"), ("item_id", "arena_items", "id")])
+    db["campaign_assignments"].create(
+        # position: this item's place in this annotator's (randomized) order
+        {"campaign_id": int, "annotator": str, "item_id": int, "position": int},
+        pk=("campaign_id", "annotator", "item_id"),
+        foreign_keys=[("campaign_id", "campaigns", "id"), ("item_id", "arena_items", "id")])
+    db["campaign_assignments"].create_index(["annotator"])
+    # the campaign a vote was cast in (votes outside a campaign: NULL)
+    db["judgments"].add_column("campaign_id", int)
