@@ -17,7 +17,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from bookmarks.engine.methods import METHODS
-from bookmarks.errors import BookmarksError, NoUsableLineError
+from bookmarks.errors import BookmarksError, NoUsableLineError, StructuredOutputError
+from bookmarks.evaluation.starts import draw_starts
 from bookmarks.evaluation.stats import clustered_bootstrap_ci, gwet_ac1, krippendorff_alpha_nominal, rates
 from bookmarks.models.llm import LLM
 from bookmarks.scenes.play import add_user_turn, generate_turn, round_robin
@@ -41,10 +42,12 @@ def check_draft(draft: StartDraft, names: list[str]) -> None:
         if any(ch in t for ch in "{}") or t.startswith(('"', "[")) and t.endswith(('"', "]")) \
                 and len(t.split()) < words:
             raise ValueError(f"{field}: write plain sentences, not JSON")
+        what = field.replace("_", " ")
         if t.strip(" .:").casefold() in folded:
-            raise ValueError(f"{field}: a name alone is not a {field.replace('_', ' ')}")
+            raise ValueError(f"{field}: {t.strip()!r} is only a name, not a {what}")
         if len(t.split()) < words:
-            raise ValueError(f"{field}: at least {words} words")
+            raise ValueError(f"{field}: {t.strip()!r} is too short for a {what} (at least "
+                             f"{words} words)")
 
 
 def _active_pair(store: Store, story_id: int, point: int) -> list[str]:
@@ -62,28 +65,60 @@ def _active_pair(store: Store, story_id: int, point: int) -> list[str]:
 
 
 async def generate_starts(store: Store, memory: LLM, story_id: int, n: int,
-                          points: list[int] | None = None) -> list[int]:
-    """N starting scenes at evenly spread (or given) story points, written by the model."""
+                          points: list[int] | None = None, *, source: str = "model",
+                          refused: list[str] | None = None) -> list[int]:
+    """N starting scenes at evenly spread (or given) story points: drawn from the storyline
+    (`source="storyline"`, no model call) or written by the memory model. A model-written
+    start that is refused twice is told in words: appended to `refused` (the others are
+    still made) or, without that list, raised."""
+    if source == "storyline":
+        return draw_starts(store, story_id, n, points)
     story = store.story(story_id)
     if points is None:
         step = story.n_actions / (n + 1)
         points = [max(10, round(step * (k + 1))) for k in range(n)]
     ids = []
     names = [k for c in store.characters(story_id) for k in c.keys()]
-    for point in points[:n]:
+    for k, point in enumerate(points[:n], start=1):
         pair = _active_pair(store, story_id, point)
         recent = store.actions(story_id, max(1, point - 10), point)
         context = "\n".join(f"{a.character}: {a.text}" for a in recent)
-        draft = await memory.structured(
-            [{"role": "user", "content":
-              f'Story: "{story.title}". The story so far ends with:\n{context}\n\n'
-              f"Invent a new, open-ended scene between {pair[0]} and {pair[1]} that could happen "
-              f"next: a one-sentence setting, and {pair[0]}'s first line of dialogue."}],
-            StartDraft, purpose="arena:start", max_tokens=200,
-            check=lambda d, names=names: check_draft(d, names))  # re-asked once if unusable
+        problems: list[str] = []
+
+        def check(d: StartDraft, names: list[str] = names, problems: list[str] = problems) -> None:
+            try:
+                check_draft(d, names)
+            except ValueError as exc:
+                problems.append(str(exc))
+                raise
+
+        try:
+            draft = await memory.structured(
+                [{"role": "user", "content":
+                  f'Story: "{story.title}". The story so far ends with:\n{context}\n\n'
+                  f"Invent a new, open-ended scene between {pair[0]} and {pair[1]} that could "
+                  f"happen next: a one-sentence setting, and {pair[0]}'s first line of dialogue."}],
+                StartDraft, purpose="arena:start", max_tokens=200, check=check)  # re-asked once
+        except StructuredOutputError as exc:
+            why = refusal_words(problems[-1]) if problems else \
+                "its reply was not the setting and first line asked for"
+            words = (f"Start {k} of {min(n, len(points))} (after story action {point}) was not "
+                     f"made: the memory model's scene was refused twice — {why}. Draw the starts "
+                     "from the storyline instead, or configure a more capable memory model.")
+            if refused is None:
+                raise BookmarksError(words) from exc
+            refused.append(words)
+            continue
         ids.append(store.add_arena_start(story_id, point, pair, draft.setting.strip(),
                                          pair[0], draft.first_line.strip()))
     return ids
+
+
+def refusal_words(problem: str) -> str:
+    """'setting: …' (the check's words, as the model was told) → a sentence for people."""
+    field, _, why = problem.partition(": ")
+    label = {"setting": "the setting", "first_line": "the first line"}.get(field)
+    return f"{label} {why}" if label and why else problem
 
 
 async def run_item(store: Store, llms: dict[str, LLM], start_id: int, *,
@@ -117,6 +152,41 @@ async def run_item(store: Store, llms: dict[str, LLM], start_id: int, *,
     return store.add_arena_item(start_id, method_a, method_b, scenes[0], scenes[1], turns)
 
 
+async def make_items(store: Store, llms: dict[str, LLM], story_id: int, n: int, *,
+                     turns: int, method_a: str = "bookmarks", method_b: str = "eta3",
+                     source: str = "storyline", budget: int = 3,
+                     on_progress: Callable[[str, int, int], None] | None = None
+                     ) -> tuple[list[int], list[str]]:
+    """N starts (drawn from the storyline, or model-written) each continued by both methods
+    → (item ids, what went wrong, in words). `on_progress(text, done, total)` is told per
+    start and per turn; a start that fails is reported and the others still run."""
+    if method_a == method_b:
+        raise BookmarksError("Choose two different methods.")
+    problems: list[str] = []
+    starts = await generate_starts(store, llms["memory"], story_id, n, source=source,
+                                   refused=problems)
+    steps = max(1, len(starts) * 2 * turns)
+    items: list[int] = []
+    for k, start_id in enumerate(starts):
+        where = f"start {k + 1} of {len(starts)}"
+
+        def on_turn(method: str, t: int, total: int, k: int = k, where: str = where) -> None:
+            if on_progress:
+                done = (k * 2 + (method == method_b)) * total + t
+                on_progress(f"{where}: {METHODS.get(method, method)}, turn {t + 1} of {total}",
+                            done, steps)
+
+        try:
+            items.append(await run_item(store, llms, start_id, method_a=method_a,
+                                        method_b=method_b, turns=turns, budget=budget,
+                                        on_turn=on_turn))
+        except BookmarksError as exc:
+            problems.append(f"{where.capitalize()} gave no item: {exc}")
+        if on_progress:
+            on_progress(f"{where}: done", (k + 1) * 2 * turns, steps)
+    return items, problems
+
+
 async def _turn_with_retries(store: Store, llms: dict[str, LLM], scene_id: int, who: str,
                              method: str, budget: int, tries: int = 3) -> None:
     """A weak actor sometimes gives no usable line: sample the turn again (bounded)."""
@@ -139,19 +209,24 @@ def next_item(store: Store, annotator: str, rng: random.Random | None = None) ->
     returned dict names no method."""
     annotator = annotator.strip()
     if not annotator:
-        raise ValueError("Enter an annotator id first.")
+        raise ValueError("Sign in (or give an annotator name) first.")
     done = store.judged_items(annotator)
-    pending = [i for i in store.arena_items() if i["id"] not in done]
+    items = store.arena_items()
+    pending = [i for i in items if i["id"] not in done]
     if not pending:
         return None
-    item = pending[0]
+    return show(store, pending[0], annotator, {"done": len(done), "total": len(items)}, rng)
+
+
+def show(store: Store, item: dict, annotator: str, progress: dict,
+         rng: random.Random | None = None) -> dict:
+    """An item as one annotator sees it: sides randomized on first showing and stored."""
     rng = rng or random.SystemRandom()
     left, right = (item["method_a"], item["method_b"]) if rng.random() < 0.5 else \
         (item["method_b"], item["method_a"])
     view = store.arena_view(item["id"], annotator, left, right)
     scene_of = {item["method_a"]: item["scene_a"], item["method_b"]: item["scene_b"]}
     start = next(s for s in store.arena_starts() if s["id"] == item["start_id"])
-    total = len(store.arena_items())
     story = store.story(start["story_id"])
     counts = store.action_counts(start["story_id"])
     return {"item_id": item["id"], "setting": start["setting"],
@@ -165,22 +240,23 @@ def next_item(store: Store, annotator: str, rng: random.Random | None = None) ->
                             start["story_id"], max(1, start["point"] - 7), start["point"])]},
             "left": _transcript(store, scene_of[view["left_method"]]),
             "right": _transcript(store, scene_of[view["right_method"]]),
-            "progress": {"done": len(done), "total": total}, "shown_at": time.time()}
+            "progress": progress, "shown_at": time.time()}
 
 
 def vote(store: Store, item_id: int, annotator: str, choice: str, *, rationale: str = "",
-         seconds: float | None = None, source: str = "human") -> dict:
+         seconds: float | None = None, source: str = "human",
+         campaign_id: int | None = None) -> dict:
     """Record a vote (left | right | tie | both_bad | skip) and reveal the methods."""
     if choice not in (*VOTES, "skip"):
         raise ValueError(f"A vote is one of {', '.join(VOTES)} or skip.")
-    view = store.arena_view(item_id, annotator, "?", "?")
-    if view["left_method"] == "?":
+    view = store.shown_view(item_id, annotator)  # read only: a vote never assigns sides
+    if view is None:
         raise BookmarksError("This item was not shown to this annotator.")
     added = store.add_judgment({"item_id": item_id, "annotator": annotator,
                                 "left_method": view["left_method"],
                                 "right_method": view["right_method"], "vote": choice,
                                 "rationale": rationale.strip()[:2000], "seconds": seconds,
-                                "source": source})
+                                "source": source, "campaign_id": campaign_id})
     if not added:
         raise BookmarksError("You already voted on this item.")
     return {"left": view["left_method"], "right": view["right_method"]}

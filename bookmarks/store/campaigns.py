@@ -81,3 +81,8 @@ class CampaignsStore(StoreBase):
             "AND ci.campaign_id = ? WHERE j.source = 'llm' OR EXISTS (SELECT 1 FROM "
             "campaign_assignments a WHERE a.campaign_id = ci.campaign_id AND "
             "a.item_id = j.item_id AND a.annotator = j.annotator) ORDER BY j.id", [campaign_id])
+
+    def shown_view(self, item_id: int, annotator: str) -> dict | None:
+        """The sides this annotator was shown for this item, if it was shown to them."""
+        return self._one("SELECT * FROM arena_views WHERE item_id = ? AND annotator = ?",
+                         [item_id, annotator])
