@@ -11,6 +11,7 @@ import asyncio
 import contextvars
 import hashlib
 import json
+import logging
 import random
 import threading
 import time
@@ -41,6 +42,7 @@ from bookmarks.models.transport import (
     TransientModelError,
 )
 
+log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
 
@@ -294,19 +296,26 @@ class LLM:
 
     async def _call_structured(self, req: ChatRequest, schema: type[BaseModel],
                                ctx: CallContext) -> Completion:
-        """Call, stepping down json_schema → json_object → prompt if the server refuses."""
+        """Call, stepping down json_schema → json_object → prompt when the server refuses
+        the response format (a definite 400/422 naming it; see `classify_status`). The step
+        is this server's (its model object), taken once however many calls were refused at
+        the same time, and reported once; a transient failure never changes the mode."""
         while True:
             try:
                 return await self._call(req, ctx)
-            except FormatRejectedError:
-                if self.model.structured_mode not in ("auto", "json_schema", "json_object") \
-                        or req.response_format is None:
+            except FormatRejectedError as exc:
+                if req.response_format is None:
                     raise
+                used = _mode_of(req.response_format)
                 with self._mode_lock:
                     current = self._mode()
-                    nxt = {"json_schema": "json_object", "json_object": "prompt"}[current]
-                    self.model.structured_mode = nxt
-                req = replace(req, response_format=response_format_for(nxt, schema))
+                    if current == used:  # the first refusal of this mode steps down
+                        current = {"json_schema": "json_object", "json_object": "prompt"}[used]
+                        self.model.structured_mode = current
+                        log.warning("%s at %s refused the %s response format (%s); using %s "
+                                    "for this server from now on.", self.model.name,
+                                    self.model.base_url, used, str(exc)[:200], current)
+                req = replace(req, response_format=response_format_for(current, schema))
 
     # -- sync facades (Gradio handlers, CLI) --
     def text_sync(self, *args: Any, **kw: Any) -> Completion:
@@ -314,6 +323,10 @@ class LLM:
 
     def structured_sync(self, *args: Any, **kw: Any) -> Any:
         return run_sync(self.structured(*args, **kw))
+
+
+def _mode_of(response_format: dict) -> str:
+    return "json_schema" if response_format.get("type") == "json_schema" else "json_object"
 
 
 def run_sync(coro: Coroutine[Any, Any, R]) -> R:

@@ -5,6 +5,7 @@ classified here: transient (retry), refused (4xx), or a refused response format.
 from __future__ import annotations
 
 import asyncio
+import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -27,6 +28,26 @@ class RequestRefusedError(ModelError):
     def __init__(self, message: str, status: int):
         super().__init__(message)
         self.status = status
+
+
+# what a server says when it refuses the response format itself (OpenAI, vLLM, llama.cpp,
+# Ollama, LM Studio): only then may structured output step down
+_NAMES_FORMAT = re.compile(r"response_format|response format|json_schema|json_object|"
+                           r"structured output|guided_json|grammar|\bschema\b", re.IGNORECASE)
+
+
+def classify_status(status: int, body: str, *, formatted: bool) -> ModelError:
+    """The error an HTTP status means. 429, 5xx: transient (retried with back-off; a server
+    error never says anything about the response format, so it never changes a mode). A
+    400/422 that names the response format, on a request that had one: the format is
+    refused (the caller steps down json_schema → json_object → prompt). Any other 4xx:
+    this request is refused as it is."""
+    if status == 429 or status >= 500:
+        return TransientModelError(f"The model server answered HTTP {status}: {body}")
+    if formatted and status in (400, 422) and _NAMES_FORMAT.search(body):
+        return FormatRejectedError(f"HTTP {status}: {body}")
+    return RequestRefusedError(f"The model server refused the request (HTTP {status}): {body}",
+                               status)
 
 
 @dataclass(frozen=True)
@@ -112,6 +133,9 @@ class OpenAIChatModel:
         except (oa.APITimeoutError, oa.APIConnectionError) as exc:
             raise TransientModelError(f"The embedding server at {self.base_url} did not answer "
                                       f"({type(exc).__name__}).") from exc
+        except oa.APIStatusError as exc:  # 429/5xx retried; a 4xx says why (too long …)
+            raise classify_status(exc.status_code, "embedding server: " + str(
+                getattr(exc, "message", exc))[:300], formatted=False) from exc
         except oa.APIError as exc:
             raise ModelError(f"The embedding server refused the request: "
                              f"{str(getattr(exc, 'message', exc))[:300]}") from exc
@@ -137,16 +161,8 @@ class OpenAIChatModel:
             raise TransientModelError(f"The model server at {self.base_url} did not answer "
                                       f"({type(exc).__name__}).") from exc
         except oa.APIStatusError as exc:
-            body = str(getattr(exc, "message", exc))[:300]
-            if request.response_format and exc.status_code in (400, 422, 500) and (
-                "response_format" in body or "schema" in body or exc.status_code == 500
-            ):
-                raise FormatRejectedError(f"HTTP {exc.status_code}: {body}") from exc
-            if exc.status_code == 429 or exc.status_code >= 500:
-                raise TransientModelError(f"The model server answered HTTP {exc.status_code}: "
-                                          f"{body}") from exc
-            raise RequestRefusedError(f"The model server refused the request (HTTP "
-                                      f"{exc.status_code}): {body}", exc.status_code) from exc
+            raise classify_status(exc.status_code, str(getattr(exc, "message", exc))[:300],
+                                  formatted=bool(request.response_format)) from exc
         except (oa.APIError, ValueError) as exc:  # a malformed or unexpected response body
             raise TransientModelError(f"The model server at {self.base_url} sent a malformed "
                                       f"response ({type(exc).__name__}).") from exc
