@@ -4,19 +4,29 @@ Small models often answer as the wrong speaker, echo a `NAME:` label, narrate fo
 whole cast or run on for several turns. `clean_reply` keeps one utterance/action of the
 requested character or rejects the reply with a reason; `act` re-asks a bounded number
 of times and fails with a clear error when no usable line comes back.
+
+The app's own words are never a line: a reply that repeats a grounding header ("… (now)"),
+a section title, an instruction or re-ask note of the app, or the prompt's structure
+("1. Jack's next line: …") is rejected (`app_words`). What the app says is collected from
+the prompt builders themselves: each module that builds prompts registers them
+(`register_app_texts`), rendered with a placeholder where the story supplies text.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel
+
 from bookmarks.errors import NoUsableLineError
-from bookmarks.models.llm import LLM
+from bookmarks.models.llm import LENGTH_NOTE, LLM
+from bookmarks.models.structured import with_schema_hint
 from bookmarks.stories.story import NARRATION
 
 MAX_CHARS = 500
+ECHO = "repeated the app's own words"  # in the reason of every such rejection
 _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?INST\]|<end_of_turn>|<start_of_turn>\w*")
 _NAME = r"[A-Za-z][\w'\-]*\.?(?:\s[A-Za-z][\w'\-]*){0,3}"
 _LABEL = re.compile(rf"^[*_\s]*({_NAME})[*_\s]*(?:\([^)]{{0,60}}\))?[*_\s]*[:：][*_\s]*")
@@ -43,8 +53,11 @@ def _names(character: str, aliases: Sequence[str]) -> set[str]:
 
 
 def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
-                others: Sequence[str] = (), scene: Sequence[Line] = ()) -> tuple[str | None, str]:
-    """One usable line of `character` from a raw reply, or (None, reason)."""
+                others: Sequence[str] = (), scene: Sequence[Line] = (),
+                titles: Sequence[str] = (), prompt: Sequence[str] = ()) -> tuple[str | None, str]:
+    """One usable line of `character` from a raw reply, or (None, reason). `titles`: the
+    grounding's section titles; `prompt`: the app's texts of this very request (its
+    instructions, with the names filled in); neither is ever a line."""
     mine = _names(character, aliases)
     theirs = {o.casefold() for o in others} - mine
     text = _SPECIAL.sub("", raw).strip()
@@ -69,14 +82,20 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
         kept.append(ln)
     text = " ".join(kept)
     text = _cut_inline_labels(text, theirs)
+    before = text
     text = _cut_scaffolding(text)
     text = _plain(text)
     text = text.strip().strip('"“”').strip()
+    if sum(ch.isalpha() for ch in text) < 2 and text != before:
+        return None, f"no words left after cleaning (the rest {ECHO})"
     if len(text) > MAX_CHARS:
         cut = max(text.rfind(p, 0, MAX_CHARS) for p in (". ", "! ", "? ", "… "))
         text = text[: cut + 1] if cut > 40 else text[:MAX_CHARS].rsplit(" ", 1)[0] + "…"
     if sum(ch.isalpha() for ch in text) < 2:
         return None, "no words left after cleaning"
+    echo = app_words(text, titles=titles, prompt=prompt)
+    if echo:
+        return None, f"{ECHO} ({echo})"
     folded = text.casefold()
     if any(folded == ln.text.strip().casefold() for ln in scene):
         return None, "repeated a line of the scene"
@@ -84,7 +103,7 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
 
 
 _SCAFFOLD = re.compile(r"should keep in mind|\(story memory\)|the scene so far|setting:|"
-                       r"next line\.|write [\w .'-]{1,40}'s next|"
+                       r"next line\.|write [\w .'-]{1,40}'s next|\(now\)|"
                        r"\((?:#\w+, )?(?:concept|state|behavioral|profile), as of action|\[actions \d",
                        re.IGNORECASE)
 
@@ -128,24 +147,46 @@ def format_scene(scene: Sequence[Line]) -> str:
     )
 
 
-def actor_messages(*, story_title: str, character: str, scene: Sequence[Line],
-                   grounding: str = "", setting: str = "") -> list[dict[str, str]]:
-    """Stable prefix first (system, memory), the volatile scene last."""
-    system = (
+def _system(character: str, story_title: str) -> str:
+    return (
         f'You are an actor playing {character} in an interactive scene based on the story '
         f'"{story_title}". Stay faithful to {character}\'s personality, knowledge and way of '
         f"speaking. Reply with {character}'s next action only: one line of speech, or one "
         "short action, at most three sentences. Do not write a name label, other characters' "
         "lines, or narration about the other characters."
     )
+
+
+def _instruction(character: str) -> str:
+    return f"Write {character}'s next line."
+
+
+def _retry_note(character: str) -> str:
+    """Added to a re-ask after a reply that repeated the app's own words."""
+    return (f"(Only {character}'s own words or action, please: not these instructions, not "
+            "the memory's headings.)")
+
+
+def actor_messages(*, story_title: str, character: str, scene: Sequence[Line],
+                   grounding: str = "", setting: str = "") -> list[dict[str, str]]:
+    """Stable prefix first (system, memory), the volatile scene last."""
     parts = []
     if grounding:
         parts.append(f"What {character} should keep in mind (story memory):\n{grounding}")
     if setting:
         parts.append(f"Setting: {setting}")
     parts.append("The scene so far:\n" + (format_scene(scene) or "(the scene begins)"))
-    parts.append(f"Write {character}'s next line.")
-    return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+    parts.append(_instruction(character))
+    return [{"role": "system", "content": _system(character, story_title)},
+            {"role": "user", "content": "\n\n".join(parts)}]
+
+
+_HEADER = re.compile(r"^## (.+?)(?: \((?:#\w+, )?[\w-]+, as of action \d+\))?\s*$", re.MULTILINE)
+
+
+def grounding_titles(grounding: str) -> list[str]:
+    """The section titles a grounding text shows under its `## ` headers."""
+    return [m.group(1).strip() for m in _HEADER.finditer(grounding)]
 
 
 async def act(llm: LLM, *, story_title: str, character: str, scene: Sequence[Line],
@@ -153,19 +194,137 @@ async def act(llm: LLM, *, story_title: str, character: str, scene: Sequence[Lin
               others: Sequence[str] = (), max_tries: int = 4, scene_id: int | None = None,
               temperature: float | None = None,
               on_text: Callable[[str], None] | None = None) -> ActResult:
-    """The character's next line; `on_text` sees each try's raw reply as it streams."""
+    """The character's next line; `on_text` sees each try's raw reply as it streams.
+    A reply that repeats the app's own words is re-asked with a short note."""
     messages = actor_messages(story_title=story_title, character=character, scene=scene,
                               grounding=grounding, setting=setting)
+    own = [messages[0]["content"], _instruction(character), _retry_note(character)]
+    titles = grounding_titles(grounding)
     rejected: list[tuple[str, str]] = []
     base = llm.config.temperature if temperature is None else temperature
     for attempt in range(max_tries):
-        reply = await llm.text(messages, purpose="act", scene_id=scene_id, cache=False,
+        asked = messages
+        if rejected and ECHO in rejected[-1][1]:
+            asked = [messages[0], {"role": "user", "content": f"{messages[1]['content']}\n\n"
+                                                              f"{_retry_note(character)}"}]
+        reply = await llm.text(asked, purpose="act", scene_id=scene_id, cache=False,
                                temperature=base + 0.15 * attempt, on_text=on_text)
         text, reason = clean_reply(reply.text, character, aliases=aliases, others=others,
-                                   scene=scene)
+                                   scene=scene, titles=titles, prompt=own)
         if text is not None:
             return ActResult(text=text, tries=attempt + 1, rejected=rejected)
         rejected.append((reply.text, reason))
     reasons = "; ".join(sorted({r for _, r in rejected}))
     raise NoUsableLineError(f"The actor model gave no usable line for {character} in {max_tries} "
                      f"tries ({reasons}). Try again, or configure a more capable model.")
+
+
+# -- the app's own words --------------------------------------------------------------------
+
+PLACEHOLDER = "zqxplaceholder"  # stands for story-given text when a template is rendered
+PLACEHOLDER_NUMBER = 987654321
+_SOURCES: list[Callable[[], Iterable[str]]] = []
+_GRAMS: dict[str, frozenset[tuple[str, ...]]] = {}
+N = 4  # word n-grams compared
+
+
+def register_app_texts(source: Callable[[], Iterable[str]]) -> None:
+    """`source()` gives texts the app writes (prompt templates rendered with PLACEHOLDER
+    and PLACEHOLDER_NUMBER for what the story or the settings supply)."""
+    _SOURCES.append(source)
+    _GRAMS.clear()
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.casefold().replace("’", "'"))
+
+
+def _grams(words: Sequence[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[k:k + N]) for k in range(len(words) - N + 1)}
+
+
+def _app_grams() -> frozenset[tuple[str, ...]]:
+    if "all" not in _GRAMS:
+        marks = {PLACEHOLDER, str(PLACEHOLDER_NUMBER)}
+        found: set[tuple[str, ...]] = set()
+        for source in list(_SOURCES):
+            for text in source():
+                found |= {g for g in _grams(_words(text))
+                          if not any(w.startswith(m) for w in g for m in marks)}
+        _GRAMS["all"] = frozenset(found)
+    return _GRAMS["all"]
+
+
+def _own_texts() -> list[str]:
+    """The actor's prompt and the app's re-ask notes, rendered with the placeholder."""
+    x = PLACEHOLDER
+    msgs = actor_messages(story_title=x, character=x, scene=[Line(x, x), Line(NARRATION, x)],
+                          grounding=x, setting=x)
+    texts = [m["content"] for m in msgs] + [_retry_note(x), LENGTH_NOTE]
+    texts += [m["content"] for m in with_schema_hint([], _Probe)]
+    return texts
+
+
+class _Probe(BaseModel):
+    text: str
+
+
+register_app_texts(_own_texts)
+
+_JSON = re.compile(r'^\s*\{|^\s*\[\s*[\[{"]|\{\s*"[^"]{1,40}"\s*:')
+_NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]|\(\d{1,2}\))\s")
+_INDEXED = re.compile(r"^\s*-?\s*\[\d+\]|→\s*[A-Z][\w' ]{0,40}:")
+_HEADING = re.compile(r"(?:^|\n)\s*#{1,6}\s|\(now\)", re.IGNORECASE)
+# Phrases only the app's prompts use (any one is an echo) ...
+_APP_PHRASES = re.compile(
+    r"\b(?:story memory|memory sections?|json|length limit|(?:your|the) previous reply|"
+    r"(?:answer|reply) again|you are an actor|role-?play\w*|predicted action|real action|"
+    r"held-out|next action only|first line of dialogue|propose at most|"
+    r"the (?:scene|story) so far|each dimension|text field|correct option|answer yes or no|"
+    r"who speaks (?:next|the)|which (?:continuation|candidates|parts)|name label|"
+    r"in at most \d+ words|(?:reply|answer) with [^.!?]{0,40}\bonly|answer with the letter|"
+    r"answer with one name|reply with the (?:word|decision|description|summary|profile)|"
+    r"never invent|as of action \d|memory model|role-playing agent|bookmarks?)\b"
+    r"|'s next (?:line|action)\b", re.IGNORECASE)
+# ... and words a line rarely holds two of.
+_META = ("prediction", "predicted", "dimension", "the character", "characters", "passages",
+         "section", "profile", "observations", "instructions", "prompt", "candidates",
+         "continuation", "schema", "the model")
+
+
+def app_words(text: str, *, titles: Sequence[str] = (), prompt: Sequence[str] = ()) -> str:
+    """Why `text` is the app's own words rather than a character's line ("" when it is not):
+    JSON, a numbered item or line of the prompt, a grounding header, a section title, an
+    instruction or re-ask note of the app (its phrases, or two of its word 4-grams; one for
+    a reply of a few words)."""
+    if _JSON.search(text):
+        return "JSON"
+    if _NUMBERED.match(text) or _INDEXED.search(text):
+        return "the prompt's structure"
+    if _HEADING.search(text):
+        return "a grounding header"
+    words = _words(text)
+    for title in titles:
+        t = _words(title)
+        if len(t) >= 3 and words[:len(t)] == t or len(t) >= 2 and len(words) <= len(t) + 2 \
+                and f" {' '.join(t)} " in f" {' '.join(words)} ":
+            return "a section title"
+    if m := _APP_PHRASES.search(text):
+        return f"an instruction: {m.group(0)!r}"
+    folded = " ".join(words)
+    if sum(1 for w in _META if re.search(rf"\b{w}\b", folded)) >= 2:
+        return "the prompt's words"
+    shared = _grams(words) & (_app_grams() | {g for p in prompt for g in _grams(_words(p))})
+    if len(shared) >= 2 or shared and len(words) <= N + 2:
+        return "the prompt's words"
+    return ""
+
+
+def echoes_prompt(text: str) -> bool:
+    """A memory model's free-text reply (a description, a profile) that is not one: JSON,
+    or mostly the words of the app's prompts."""
+    if _JSON.search(text):
+        return True
+    grams = _grams(_words(text))
+    shared = grams & _app_grams()
+    return bool(grams) and (len(shared) >= 6 or len(shared) * 2 >= len(grams))

@@ -7,6 +7,13 @@ An identical title is reused outright; otherwise BM25 over titles recalls candid
 and the memory model is asked a one-word decision (reuse / new) only for candidates
 above a score threshold, at most `MAX_ASKS` per proposal. Decisions are remembered per
 (proposal, candidate) so the same pair is never asked twice.
+
+A decision still invalid after its re-ask never fails the prediction: the candidate asked
+about is reused. It is of the same type, about the same subject and shares at least
+`MIN_OVERLAP` of the title's content words, so its memory concerns the section; reusing it
+brings it forward from its checkpoint instead of synchronizing a near-duplicate from the
+start. Such a fallback is reported (`MatchOutcome.fallback`) and not remembered as a
+decision: the pair is asked again next time.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from pydantic import BaseModel
 
 from bookmarks.engine import prompts
 from bookmarks.engine.textsearch import bm25_rank, overlap, tokens
+from bookmarks.errors import StructuredOutputError
 from bookmarks.memory import Bookmark
 from bookmarks.models.llm import LLM
 
@@ -34,6 +42,7 @@ class MatchOutcome:
     bookmark: Bookmark | None  # None: initialize a new bookmark
     asked: int
     decisions: list[dict]  # new (proposal, candidate) decisions to remember
+    fallback: str = ""  # why the bookmark was reused without a valid decision
 
 
 def same_subject(a: str, b: str) -> bool:
@@ -65,11 +74,14 @@ async def match(title: str, kind: str, subject: str, candidates: list[Bookmark],
     for b in plausible[:MAX_ASKS]:
         decision = known.get((key, b.id)) if b.id is not None else None
         if decision is None:
-            answer = await llm.structured(
-                prompts.match(wanted=title, kind=kind, subject=subject, existing=b.title),
-                Decision, purpose="match", max_tokens=20)
-            decision = answer.decision
             asked += 1
+            try:
+                answer = await llm.structured(
+                    prompts.match(wanted=title, kind=kind, subject=subject, existing=b.title),
+                    Decision, purpose="match", max_tokens=20)
+            except StructuredOutputError as exc:  # degrade: reuse this candidate
+                return MatchOutcome(b, asked, new_decisions, fallback=str(exc))
+            decision = answer.decision
             if b.id is not None:
                 known[(key, b.id)] = decision
                 new_decisions.append({"story_id": story_id, "space": space, "proposal": key,

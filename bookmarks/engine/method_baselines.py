@@ -7,6 +7,10 @@
   and versioned like bookmarks, so it is never recomputed from scratch.
 - 3-way ETA: the profile split into experience / state / behavior sections; per
   prediction the model selects the sections it needs and synchronizes only those.
+
+Invalid model output never fails a prediction: a selection still invalid after its re-ask
+uses every section, and a summary or profile that is not one (JSON, the prompt's own
+words) keeps the profile as of the last good chunk; both are `fallback` events.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from bookmarks.engine import prompts
+from bookmarks.engine.actor import echoes_prompt
 from bookmarks.engine.grounding import (
     DEFAULT_TOKEN_BUDGET,
     Grounding,
@@ -31,6 +36,7 @@ from bookmarks.engine.grounding import (
 )
 from bookmarks.engine.recall import new_bookmark, visible_bookmarks
 from bookmarks.engine.textsearch import bm25_rank, mention_pattern
+from bookmarks.errors import StructuredOutputError
 from bookmarks.memory import PROFILE, Bookmark, ProfileContent
 from bookmarks.models.llm import LLM
 from bookmarks.store import Store
@@ -134,17 +140,21 @@ class ETAGrounder:
     def profile_specs(self, capacity: int) -> list[ProfileSpec]:
         return [ProfileSpec("Profile", "experiences, current state and behavior", capacity)]
 
-    async def select(self, req: GroundRequest, llm: LLM) -> list[ProfileSpec]:
-        return self.specs
+    async def select(self, req: GroundRequest, llm: LLM) -> tuple[list[ProfileSpec], str]:
+        """The sections to use, and why the choice fell back to all of them ("" if not)."""
+        return self.specs, ""
 
     async def ground(self, req: GroundRequest) -> Grounding:
         meter = self.memory.metered()
-        chosen = await self.select(req, meter)
+        chosen, failed = await self.select(req, meter)
         p_new = req.position - 1
         existing = {b.title: b for b in visible_bookmarks(
             self.store, req.story_id, req.space, req.lineage, p_new, types=(PROFILE,))
             if b.subject == req.character}
         writes, events = MemoryWrites(), [{"kind": "selected", "sections": [s.title for s in chosen]}]
+        if failed:
+            events.append({"kind": "fallback", "step": "select", "outcome": "every section",
+                           "reason": failed[:300]})
         bms = []
         for spec in chosen:
             title = f"{self.name.upper()} {spec.title.lower()} of {req.character}"
@@ -182,24 +192,39 @@ class ETAGrounder:
         pattern = mention_pattern(keys)
         words = max(40, int(spec.tokens * 0.7))
         chars = llm.prompt_chars(160)
-        start = 0
+        start, done_to, stalled = 0, bm.p, ""
         while start < len(suffix):
             block = prompts.pack(suffix[start:start + self.chunk], chars, newest=False)
-            start += len(block)
             # every chunk is read, also those that do not name the character: events off
             # stage change their situation too (and the paper's ETA reads them all)
             seen = [ln.index for ln in block if pattern and pattern.search(f"{ln.character} {ln.text}")]
             summary = await llm.text(prompts.eta_extract(story=req.story_title, character=req.character,
                                                          focus=spec.focus, block=block, words=80),
                                      purpose="eta:extract", max_tokens=160)
-            profile = await llm.text(prompts.eta_aggregate(
-                story=req.story_title, character=req.character, focus=spec.focus,
-                profile=content.text, summary=summary.text.strip(), words=words),
+            profile = None if echoes_prompt(summary.text) else await llm.text(
+                prompts.eta_aggregate(story=req.story_title, character=req.character,
+                                      focus=spec.focus, profile=content.text,
+                                      summary=summary.text.strip(), words=words),
                 purpose="eta:aggregate", max_tokens=spec.tokens)
+            if profile is None or echoes_prompt(profile.text):
+                bad = summary.text if profile is None else profile.text
+                stalled = (f"the {'summary' if profile is None else 'profile'} was not one "
+                           f"(JSON, or the prompt's own words): {bad.strip()[:120]!r}")
+                break
             if profile.text.strip():
                 content.text = profile.text.strip()
             content.evidence = (content.evidence + seen)[-32:]
-        writes.versions.append(VersionWrite(bm, req.lineage.branch_id, p_new, content))
+            start += len(block)
+            done_to = block[-1].index
+        if not stalled:
+            done_to = p_new
+        if done_to > bm.p or bm.id is None:
+            writes.versions.append(VersionWrite(bm, req.lineage.branch_id, done_to, content))
+        if stalled:
+            events.append({"kind": "fallback", "step": "sync", "bookmark": bm, "title": bm.title,
+                           "outcome": f"kept the profile as of action {done_to} "
+                                      f"({p_new - done_to} actions behind)", "reason": stalled})
+        read = sum(1 for ln in suffix if ln.index <= done_to)
         u = llm.usage
         for key in ("calls", "prompt_tokens", "completion_tokens"):
             meter.usage[key] += u[key]
@@ -209,20 +234,20 @@ class ETAGrounder:
         calls_wo = u["calls"] if fresh else max(u["calls"], 2 * math.ceil(p_new / self.chunk))
         cost = {"story_id": req.story_id, "space": req.space, "branch_id": req.lineage.branch_id,
                 "bookmark": bm, "method": self.name, "type": PROFILE, "position": req.position,
-                "story_length": req.lineage.length(self.store), "p_old": bm.p, "p_new": p_new,
-                "actions_read": len(suffix), "calls": u["calls"],
+                "story_length": req.lineage.length(self.store), "p_old": bm.p, "p_new": done_to,
+                "actions_read": read, "calls": u["calls"],
                 "prompt_tokens": u["prompt_tokens"], "completion_tokens": u["completion_tokens"],
                 "actions_read_wo": p_new, "calls_wo": calls_wo,
                 "prompt_tokens_wo": u["prompt_tokens"] if fresh else calls_wo * per_p,
                 "completion_tokens_wo": u["completion_tokens"] if fresh else calls_wo * per_c}
         writes.costs.append(cost)
         events.append({"kind": "synchronized", "bookmark": bm, "title": bm.title, "type": PROFILE,
-                       "p_old": bm.p, "p_new": p_new, "actions_read": len(suffix),
+                       "p_old": bm.p, "p_new": done_to, "actions_read": read,
                        "calls": u["calls"], "prompt_tokens": u["prompt_tokens"],
                        "completion_tokens": u["completion_tokens"], "actions_read_wo": p_new,
                        "calls_wo": calls_wo,
                        "tokens_wo": cost["prompt_tokens_wo"] + cost["completion_tokens_wo"]})
-        bm.content, bm.p = content, p_new
+        bm.content, bm.p = content, done_to
 
 
 class ETA3Grounder(ETAGrounder):
@@ -237,8 +262,12 @@ class ETA3Grounder(ETAGrounder):
                 ProfileSpec("State", "current situation, knowledge, relationships and goals", capacity),
                 ProfileSpec("Behavior", "behavior and way of speaking", capacity)]
 
-    async def select(self, req: GroundRequest, llm: LLM) -> list[ProfileSpec]:
-        chosen = await llm.structured(prompts.eta3_select(character=req.character, scene=req.scene),
-                                      Select, purpose="eta3:select", max_tokens=40)
+    async def select(self, req: GroundRequest, llm: LLM) -> tuple[list[ProfileSpec], str]:
+        try:
+            chosen = await llm.structured(prompts.eta3_select(character=req.character,
+                                                              scene=req.scene),
+                                          Select, purpose="eta3:select", max_tokens=40)
+        except StructuredOutputError as exc:  # still invalid after the re-ask: all sections
+            return self.specs, str(exc)
         wanted = {s.capitalize() for s in chosen.sections}
-        return [s for s in self.specs if s.title in wanted] or self.specs
+        return [s for s in self.specs if s.title in wanted] or self.specs, ""

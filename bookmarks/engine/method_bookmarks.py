@@ -6,6 +6,7 @@ See the paper (active grounding with checkpointed passive updating) and DESIGN.m
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -34,10 +35,13 @@ from bookmarks.engine.sync import (
     sync_state,
 )
 from bookmarks.engine.textsearch import bm25_rank, mention_pattern
+from bookmarks.errors import StructuredOutputError
 from bookmarks.memory import BOOKMARK_TYPES, BehavioralContent, Bookmark, render_concept, render_state
 from bookmarks.models.llm import LLM
 from bookmarks.store import Store
-from bookmarks.stories.story import Character
+from bookmarks.stories.story import PSEUDO_CHARACTERS, Character
+
+FALLBACK_SECTIONS = 3  # at most this many fallback sections (and never over the budget)
 
 
 class Section(BaseModel):
@@ -91,9 +95,10 @@ class BookmarksGrounder:
         cast = self.store.characters(req.story_id)
         existing = self._recall(req, p_new)
         meter = self.memory.metered()
-        sections = await self._propose(req, existing, cast, meter)
-        events: list[dict] = [{"kind": "proposed", "title": s.title, "type": s.type,
-                               "subject": s.subject} for s in sections]
+        events: list[dict] = []
+        sections = await self._propose(req, existing, cast, meter, events)
+        events[:0] = [{"kind": "proposed", "title": s.title, "type": s.type,
+                       "subject": s.subject} for s in sections]
         writes = MemoryWrites()
         selected = await self._match(req, sections, existing, meter, events, writes)
         sem = asyncio.Semaphore(max(1, opts.concurrency))
@@ -126,11 +131,16 @@ class BookmarksGrounder:
         return visible_bookmarks(self.store, req.story_id, req.space, req.lineage, p_new)
 
     async def _propose(self, req: GroundRequest, existing: list[Bookmark], cast: list[Character],
-                       llm: LLM) -> list[Section]:
+                       llm: LLM, events: list[dict]) -> list[Section]:
+        """The sections to ground on. A proposal still invalid after its re-ask is repaired
+        (pronouns and short names resolved through the cast, invalid sections dropped);
+        when nothing valid is left, the fallback sections stand in (a `fallback` event)."""
         recent = sorted((b for b in existing if b.version_id), key=lambda b: (-b.p, b.id or 0))[:6]
         recent_titles = [f"{b.title} ({b.type}, about {b.subject})" for b in recent]
+        parsed: list[Proposals] = []  # every reply that parsed, valid or not
 
         def check(value: Proposals) -> None:
+            parsed.append(value)
             if value.sections and not any(_usable_title(s.title) for s in value.sections):
                 raise ValueError("titles must be descriptive noun phrases with full names, "
                                  "without pronouns")
@@ -145,25 +155,81 @@ class BookmarksGrounder:
         else:
             known = [c.name for c in cast
                      if first.get(c.name, limit + 1) <= limit or c.name in present]
-        proposals = await llm.structured(
-            prompts.propose(title=req.story_title, cast=known,
-                            types=tuple(t for t in BOOKMARK_TYPES
-                                        if t not in self.options.exclude_types),
-                            character=req.character, scene=req.scene, recent=recent_titles,
-                            budget=self.options.budget),
-            Proposals, purpose="propose", scene_id=req.scene_id, max_tokens=90 * self.options.budget,
-            check=check)
+        failed = ""
+        try:
+            proposals: Proposals | None = await llm.structured(
+                prompts.propose(title=req.story_title, cast=known,
+                                types=tuple(t for t in BOOKMARK_TYPES
+                                            if t not in self.options.exclude_types),
+                                character=req.character, scene=req.scene, recent=recent_titles,
+                                budget=self.options.budget),
+                Proposals, purpose="propose", scene_id=req.scene_id,
+                max_tokens=90 * self.options.budget, check=check)
+        except StructuredOutputError as exc:  # still invalid after the re-ask: degrade
+            proposals, failed = (parsed[-1] if parsed else None), str(exc)
+        raw = proposals.sections if proposals else []
+        out, repaired = self._repair(raw, cast, req, fix=bool(failed))
+        if repaired:
+            events.append({"kind": "repaired", "step": "propose", "changes": repaired})
+        if not out and (raw or failed):
+            out = self._fallback_sections(req, cast)
+            events.append({"kind": "fallback", "step": "propose",
+                           "outcome": "fallback sections: " + "; ".join(s.title for s in out),
+                           "reason": (failed or "no proposed section was valid")[:300]})
+        elif failed:
+            events.append({"kind": "fallback", "step": "propose",
+                           "outcome": "repaired proposal: " + "; ".join(s.title for s in out),
+                           "reason": failed[:300]})
+        return out
+
+    def _repair(self, raw: list[Section], cast: list[Character], req: GroundRequest,
+                fix: bool) -> tuple[list[Section], list[dict]]:
+        """The valid sections of a proposal (at most the budget, no duplicates); with `fix`
+        (a proposal still invalid after its re-ask) invalid ones are first repaired where
+        the cast tells how. What was changed or dropped, and why."""
         out: list[Section] = []
+        changes: list[dict] = []
         seen: set[str] = set()
-        for s in proposals.sections:
-            if not _usable_title(s.title) or s.type in self.options.exclude_types:
+        for s in raw:
+            if s.type in self.options.exclude_types:
+                changes.append({"title": s.title, "dropped": f"{s.type} is not offered"})
                 continue
             subject = _canonical(s.subject, cast, req.character, s.type)
-            key = f"{s.type}|{subject.casefold()}|{' '.join(s.title.casefold().split())}"
+            title = " ".join(s.title.split())
+            if fix and not _usable_title(title):
+                if subject.casefold() in _PERSONS:  # "he", "her": the one who acts next
+                    subject = req.character
+                title = resolve_pronouns(full_names(title, cast), subject, cast,
+                                         req.character) or title
+                if _usable_title(title):
+                    changes.append({"title": s.title, "to": title})
+            if not _usable_title(title):
+                changes.append({"title": s.title, "dropped": "pronouns, or not a descriptive "
+                                                             "title"})
+                continue
+            key = f"{s.type}|{subject.casefold()}|{title.casefold()}"
             if key not in seen:
                 seen.add(key)
-                out.append(Section(title=" ".join(s.title.split()), type=s.type, subject=subject))
-        return out[: self.options.budget]
+                out.append(Section(title=title, type=s.type, subject=subject))
+        return out[: self.options.budget], changes
+
+    def _fallback_sections(self, req: GroundRequest, cast: list[Character]) -> list[Section]:
+        """Sections that always make sense for the character about to act: their current
+        goal and state, who the people present with them are, how they speak and act —
+        the same titles every time, so later fallbacks reuse them."""
+        c = req.character
+        names = {x.name for x in cast}
+        others: list[str] = []
+        for who in [ln.character for ln in reversed(req.scene)] + list(req.scene_cast):
+            if who in names and who != c and who not in PSEUDO_CHARACTERS and who not in others:
+                others.append(who)
+        options = [Section(title=f"{c}'s current goal and state", type="state", subject=c)]
+        options += [Section(title=f"Who {o} is", type="concept", subject=o) for o in others[:1]]
+        options.append(Section(title=f"How {c} speaks and acts", type="behavioral", subject=c))
+        options += [Section(title=f"Who {o} is", type="concept", subject=o) for o in others[1:]]
+        options.append(Section(title=f"Who {c} is", type="concept", subject=c))
+        allowed = [s for s in options if s.type not in self.options.exclude_types]
+        return allowed[: min(self.options.budget, FALLBACK_SECTIONS)]
 
     async def _match(self, req: GroundRequest, sections: list[Section], existing: list[Bookmark],
                      llm: LLM, events: list[dict], writes: MemoryWrites) -> list[Bookmark]:
@@ -179,6 +245,10 @@ class BookmarksGrounder:
                 events.append({"kind": "collapsed", "bookmark": bm, "title": s.title,
                                "into": bm.title})
                 continue
+            if outcome.fallback:
+                events.append({"kind": "fallback", "step": "match", "bookmark": bm,
+                               "title": s.title, "outcome": f"reused “{bm.title}” without a "
+                               "valid decision", "reason": outcome.fallback[:300]})
             if bm is None:
                 bm = new_bookmark(req.story_id, req.space, s.subject, s.type, s.title, self.store)
                 if bm.id is None:
@@ -237,6 +307,11 @@ class BookmarksGrounder:
                        "tokens_wo": res.prompt_tokens_wo + res.completion_tokens_wo,
                        "stalled": res.stalled[:300]})
         events.extend({**e, "bookmark": bm, "title": bm.title} for e in res.events)
+        if res.stalled:  # the prediction goes on with the last good version
+            behind = next((e["behind"] for e in res.events if e["kind"] == "sync_stalled"), 0)
+            events.append({"kind": "fallback", "step": "sync", "bookmark": bm, "title": bm.title,
+                           "outcome": f"kept the version as of action {res.p_new} "
+                                      f"({behind} actions behind)", "reason": res.stalled[:300]})
         bm.content, bm.p = res.content, res.p_new
 
     def _view(self, bm: Bookmark, req: GroundRequest) -> Piece:
@@ -304,3 +379,58 @@ def _concerns(bm: Bookmark, character: str, cast: list[Character]) -> bool:
     pattern = mention_pattern(keys)
     return bm.subject.casefold() in {k.casefold() for k in keys} or bool(
         pattern and pattern.search(bm.title))
+
+
+_GROUPS = ({"he", "him", "his", "himself"}, {"she", "her", "hers", "herself"},
+           {"they", "them", "their", "theirs", "themselves"}, {"i", "me", "my", "mine", "myself"},
+           {"you", "your", "yours", "yourself"}, {"we", "us", "our", "ours"})
+_PERSONS = frozenset().union(*_GROUPS)
+_POSSESSIVE = frozenset({"his", "hers", "their", "theirs", "my", "mine", "your", "yours", "our",
+                         "ours"})
+_HONORIFICS = frozenset("sir lady lord king queen prince princess duke mr mrs miss ms dr doctor "
+                        "captain master mistress father mother brother sister the old young "
+                        "saint st".split())
+
+
+def resolve_pronouns(title: str, subject: str, cast: list[Character], character: str) -> str | None:
+    """The title with its personal pronouns replaced by the person they stand for — the
+    section's subject when it is one of the cast, else the character about to act ("his
+    plan" → "Hamlet's plan"); None when they cannot stand for one person (two kinds of
+    pronoun, or "it", which names no one)."""
+    who = subject if subject in {c.name for c in cast} else character
+    words = title.split()
+    bare = [w.strip(".,;:!?\"'()").casefold() for w in words]
+    if len({n for b in bare for n, g in enumerate(_GROUPS) if b in g}) > 1 \
+            or {"it", "its", "itself"} & set(bare):
+        return None
+    out = []
+    for k, (w, b) in enumerate(zip(words, bare, strict=True)):
+        if b in _POSSESSIVE or b == "her" and k + 1 < len(words):
+            out.append(f"{who}'s")
+        elif b in _PERSONS:
+            out.append(who)
+        else:
+            out.append(w)
+    text = " ".join(out)
+    return text[:1].upper() + text[1:]
+
+
+def full_names(title: str, cast: list[Character]) -> str:
+    """Short names in a title written out in full through the cast: an alias, or a part of
+    one character's name that no other name has ("Jack's plan" → "Jack Harrow's plan")."""
+    short: dict[str, str] = {}
+    for c in cast:
+        for alias in c.aliases:
+            if alias.casefold() != c.name.casefold():
+                short.setdefault(alias, c.name)
+        for part in c.name.split():
+            if len(part) >= 3 and part[:1].isupper() and part.casefold() not in _HONORIFICS \
+                    and sum(part in o.name.split() for o in cast) == 1 and part != c.name:
+                short.setdefault(part, c.name)
+    for name, full in sorted(short.items(), key=lambda kv: -len(kv[0])):
+        spans = [(m.start(), m.end()) for c in cast
+                 for m in re.finditer(re.escape(c.name), title, re.IGNORECASE)]
+        for m in reversed(list(re.finditer(rf"(?<![\w'’]){re.escape(name)}(?!\w)", title))):
+            if not any(a <= m.start() < b for a, b in spans):
+                title = title[:m.start()] + full + title[m.end():]
+    return title

@@ -3,8 +3,11 @@ volatile part (new passages, the scene) last, so servers with prefix caching reu
 
 from __future__ import annotations
 
+import inspect
+import sys
 from collections.abc import Sequence
 
+from bookmarks.engine.actor import PLACEHOLDER, PLACEHOLDER_NUMBER, register_app_texts
 from bookmarks.engine.lineage import IndexedLine
 from bookmarks.stories.story import NARRATION
 
@@ -182,3 +185,38 @@ def eta3_select(*, character: str, scene: Sequence[IndexedLine]) -> list[dict[st
         "(how they act and speak)? Choose one or more."
     )
     return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def builders() -> dict[str, object]:
+    """Every prompt builder of this module (the functions that return chat messages)."""
+    module = sys.modules[__name__]
+    return {name: fn for name, fn in vars(module).items()
+            if inspect.isfunction(fn) and fn.__module__ == __name__
+            and fn.__annotations__.get("return") == "list[dict[str, str]]"}
+
+
+def templates(value: str = PLACEHOLDER, number: int = PLACEHOLDER_NUMBER,
+              lines: Sequence[IndexedLine] | None = None) -> list[list[dict[str, str]]]:
+    """Every prompt of this module, rendered with `value` for each text argument, `number`
+    for each number and `lines` for each block of actions (arguments with defaults keep
+    them); each builder once with its flags off and once with them on."""
+    lines = list(lines or [IndexedLine(value, value, number), IndexedLine(NARRATION, value, number)])
+    samples = {"str": value, "int": number, "Sequence[str]": [value],
+               "Sequence[IndexedLine]": lines, "Sequence[Sequence[IndexedLine]]": [lines],
+               "Sequence[tuple[str, str]]": [(value, value)]}
+    out = []
+    for name, fn in builders().items():
+        for flag in (False, True):
+            kw = {}
+            for param in inspect.signature(fn).parameters.values():
+                if param.annotation == "bool":
+                    kw[param.name] = flag
+                elif param.default is inspect.Parameter.empty:
+                    if param.annotation not in samples:
+                        raise TypeError(f"prompts.{name}: no sample for {param.annotation}")
+                    kw[param.name] = samples[param.annotation]
+            out.append(fn(**kw))
+    return out
+
+
+register_app_texts(lambda: [m["content"] for msgs in templates() for m in msgs])

@@ -2,8 +2,12 @@
 
 Each type has its own rule (concept: refine from mention windows; state: per block of
 actions, unchanged / refine / append; behavioral: filter the subject's own actions in
-batches). A sync never writes: it returns the new content and what it cost, including
-the counterfactual cost without reuse (the same section synchronized from p = 0):
+batches). A reply that stays invalid (or, for a concept, is JSON or the prompt's own
+words) ends the sync at the last good checkpoint: the bookmark keeps its last good
+version and the prediction goes on (`SyncResult.stalled` says why).
+
+A sync never writes: it returns the new content and what it cost, including the
+counterfactual cost without reuse (the same section synchronized from p = 0):
 actions read = i − 1 exactly; model calls are counted from the same rule (state blocks,
 behavioral batches over the subject's actions in 1 … i − 1, one concept call if the
 subject was ever mentioned), and tokens = those calls × the mean tokens per call measured
@@ -19,6 +23,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from bookmarks.engine import prompts
+from bookmarks.engine.actor import echoes_prompt
 from bookmarks.engine.lineage import IndexedLine
 from bookmarks.engine.progress import report
 from bookmarks.engine.textsearch import bm25_rank, mention_pattern
@@ -176,6 +181,10 @@ async def sync_concept(bm: Bookmark, suffix: list[IndexedLine], *, llm: LLM, sto
             break
         text = _whole_sentences(reply.text.strip()) if reply.finish_reason == "length" \
             else reply.text.strip()
+        if echoes_prompt(text):  # not a description: keep the last good one, stop here
+            result.stall(suffix[call[0][0]].index - 1, "the reply was not a description "
+                         f"(JSON, or the prompt's own words): {text[:120]!r}")
+            break
         if text:
             content.description = _keep_pinned(bm, content.description, text)
         content.evidence = (content.evidence + [suffix[h].index for h in hits
