@@ -17,6 +17,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bookmarks.errors import StoryFormatError
+from bookmarks.stories.decoding import check_size, decode_text
 from bookmarks.stories.fountain import looks_like_fountain, parse_fountain
 from bookmarks.stories.gutenberg import is_gutenberg
 from bookmarks.stories.gutenberg_novel import parse_gutenberg_novel
@@ -40,22 +41,9 @@ _NAME_ALONE = re.compile(r"^\s*([A-Z][A-Z0-9 .'\-]{0,60}?)\.?\s*$")
 
 
 def decode(data: bytes, file: str) -> list[str]:
-    """Bytes → lines, or a clear error for binary or non-UTF-8 input."""
-    if b"\x00" in data[:8192]:
-        raise StoryFormatError("this looks like a binary file, not a text story.", file=file)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise StoryFormatError(
-            f"the file is not UTF-8 text (byte 0x{data[exc.start]:02x} cannot be decoded); "
-            "save it as UTF-8 and try again.",
-            file=file,
-            line=line,
-        ) from None
-    if not text.strip():
-        raise StoryFormatError("the file is empty.", file=file)
-    return text.splitlines()
+    """Bytes → lines, or a clear error for binary or undecodable input (UTF-8 with or
+    without a byte order mark, UTF-16 and UTF-32 are read; see decoding.py)."""
+    return decode_text(data, file).splitlines()
 
 
 def detect_format(lines: list[str], filename: str = "") -> str:
@@ -160,10 +148,19 @@ def parse_jsonl(lines: list[str], file: str) -> list[Action]:
                 character=name,
                 text=_clean_text(text, file, number),
                 chapter=chapter.strip() or None if chapter else None,
-                present=[p.strip() for p in present if p.strip()] if present else None,
+                present=_present(present),
             )
         )
     return actions
+
+
+def _present(names: list[str] | None) -> list[str] | None:
+    """A JSONL action's `present` list. An empty list says that nobody could perceive the
+    action (an empty stage): it is kept as `[narration]`, a list naming no one of the cast,
+    since presence reads a list by the cast members it names and an empty one as absent."""
+    if names is None:
+        return None
+    return [p.strip() for p in names if p.strip()] or [NARRATION]
 
 
 def _is_name_alone(line: str) -> bool:
@@ -266,14 +263,18 @@ PARSERS = {"jsonl": parse_jsonl, "script": parse_script, "prose": parse_prose,
            "gutenberg-novel": parse_gutenberg_novel, "fountain": parse_fountain}
 
 
-def _from_drafts(drafts: list[Draft], file: str) -> list[Action]:
-    """Validate what a parser found (names, text limits, control characters)."""
+def _from_drafts(drafts: list[Draft], file: str, line_breaks: bool = False) -> list[Action]:
+    """Validate what a parser found (names, text limits, control characters). Spaces are
+    collapsed; line breaks are kept only where the format makes them the writer's own
+    (`line_breaks`: Fountain's verse), not a hard wrap."""
     actions: list[Action] = []
     for line, who, text, chapter in drafts:
         name = who if who in PSEUDO_CHARACTERS else _speaker(who, file, line)
         label = " ".join("".join(c for c in chapter if c.isprintable() or c.isspace()).split())[:200] \
             if chapter else None
-        actions.append(_action(actions, name, " ".join(text.split()), label or None, file, line))
+        tidy = "\n".join(" ".join(row.split()) for row in text.split("\n")) if line_breaks \
+            else " ".join(text.split())
+        actions.append(_action(actions, name, tidy, label or None, file, line))
     return actions
 
 
@@ -304,11 +305,7 @@ def parse_story(
     """Parse raw bytes into a Story. `meta` may give title, description and cast."""
     name = Path(filename).name or "story"
     meta = _check_meta(meta, name)
-    if len(data) > max_bytes:
-        raise StoryFormatError(
-            f"the file is {len(data) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.",
-            file=name,
-        )
+    check_size(len(data), max_bytes, name)
     lines = decode(data, name)
     fmt = fmt or (meta or {}).get("format") or detect_format(lines, name)
     if fmt not in PARSERS:
@@ -318,7 +315,8 @@ def parse_story(
     parsed = PARSERS[fmt](lines, name)
     found: dict = {}
     if isinstance(parsed, tuple):  # drafts and what the file says of itself (title, aliases)
-        found, actions = parsed[1], _from_drafts(parsed[0], name)
+        found = parsed[1]
+        actions = _from_drafts(parsed[0], name, bool(found.get("line_breaks")))
     else:
         actions = parsed
     if not actions:
@@ -447,19 +445,15 @@ def load_story(
     path = Path(path)
     if not path.is_file():
         raise StoryFormatError("no such file.", file=str(path))
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise StoryFormatError(
-            f"the file is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.",
-            file=path.name,
-        )
+    check_size(path.stat().st_size, max_bytes, path.name)
     stem = path.name.split(".")[0]
     meta_path = path.with_name(f"{stem}.meta.json")
     meta = None
     if meta_path.is_file():
+        check_size(meta_path.stat().st_size, max_bytes, meta_path.name)
         try:
-            meta = json.loads(meta_path.read_text("utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            meta = json.loads(decode_text(meta_path.read_bytes(), meta_path.name))
+        except json.JSONDecodeError as exc:
             raise StoryFormatError(f"the meta file is not valid JSON ({exc}).",
                                    file=meta_path.name) from None
     q_path = path.with_name(f"{stem}.questions.jsonl")

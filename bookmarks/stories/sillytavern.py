@@ -55,6 +55,7 @@ from pydantic import (
 )
 
 from bookmarks.errors import StoryFormatError
+from bookmarks.stories.decoding import check_size, decode_text, looks_like_text
 from bookmarks.stories.story import Character
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -257,9 +258,7 @@ def examples_text(examples: list[list[tuple[str, str]]], char: str) -> str:
 
 
 def _check_size(data: bytes, file: str, max_bytes: int) -> None:
-    if len(data) > max_bytes:
-        raise StoryFormatError(
-            f"the file is {len(data) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.", file=file)
+    check_size(len(data), max_bytes, file)
 
 
 def _looks_binary(data: bytes) -> str | None:
@@ -270,18 +269,11 @@ def _looks_binary(data: bytes) -> str | None:
             return what
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "a WEBP image"
-    return "" if b"\x00" in data[:8192] else None
+    return None if looks_like_text(data) else ""
 
 
 def _json_text(data: bytes, file: str) -> Any:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise StoryFormatError(
-            f"the file is not UTF-8 text (byte 0x{data[exc.start]:02x} cannot be decoded).",
-            file=file, line=data[: exc.start].count(b"\n") + 1) from None
-    if not text.strip():
-        raise StoryFormatError("the file is empty.", file=file)
+    text = decode_text(data, file, advice="save it as UTF-8 JSON")  # UTF-8, -16, -32
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
