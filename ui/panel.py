@@ -7,7 +7,8 @@ from .render import esc
 BADGE = ('<span class="bm-badge bm-{kind}" style="display:inline-block;padding:0 6px;'
          'border-radius:8px;font-size:0.8em;margin-right:4px;background:{bg};color:#fff">'
          '{label}</span>')
-COLORS = {"reused": "#2e7d32", "initialized": "#1565c0", "collapsed": "#6d4c41", "?": "#757575"}
+COLORS = {"reused": "#2e7d32", "initialized": "#1565c0", "collapsed": "#6d4c41", "?": "#757575",
+          "fallback": "#ef6c00"}
 
 
 def badge(kind: str, label: str | None = None) -> str:
@@ -40,6 +41,12 @@ def activity_html(act: dict | None, turn_label: str = "") -> str:
         parts.append("<b>Profile sections</b><ul>" + "".join(
             f"<li>{badge(e['kind'])}{esc(e['title'])}</li>" for e in act["reused_profiles"])
             + "</ul>")
+    if act.get("fallbacks"):
+        parts.append("<b>Fallbacks</b> <small>(the memory model's reply stayed invalid; the "
+                     "turn went on without it)</small><ul>")
+        parts += [f'<li class="fallback">{badge("fallback", f["step"])}{esc(f["outcome"])} '
+                  f'<small>({esc(f["reason"][:200])})</small></li>' for f in act["fallbacks"]]
+        parts.append("</ul>")
     if act["syncs"]:
         parts.append("<b>Synchronization</b><ul>")
         for s in act["syncs"]:

@@ -271,7 +271,7 @@ class _Probe(BaseModel):
 
 register_app_texts(_own_texts)
 
-_JSON = re.compile(r'^\s*\{|^\s*\[\s*[\[{"]|\{\s*"[^"]{1,40}"\s*:')
+_JSON = re.compile(r'^\s*\{|^\s*\[\s*[\[{"]|[{,]\s*"[^"]{1,40}"\s*:')
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]|\(\d{1,2}\))\s")
 _INDEXED = re.compile(r"^\s*-?\s*\[\d+\]|→\s*[A-Z][\w' ]{0,40}:")
 _HEADING = re.compile(r"(?:^|\n)\s*#{1,6}\s|\(now\)", re.IGNORECASE)
@@ -284,12 +284,14 @@ _APP_PHRASES = re.compile(
     r"who speaks (?:next|the)|which (?:continuation|candidates|parts)|name label|"
     r"in at most \d+ words|(?:reply|answer) with [^.!?]{0,40}\bonly|answer with the letter|"
     r"answer with one name|reply with the (?:word|decision|description|summary|profile)|"
-    r"never invent|as of action \d|memory model|role-playing agent|bookmarks?)\b"
+    r"never invent|as of action \d|memory model|role-playing agent|bookmarks?|"
+    r"reply was not valid|attribute dialogue|make the speaker clear|"
+    r"use only what the (?:text|given passages))\b"
     r"|'s next (?:line|action)\b", re.IGNORECASE)
 # ... and words a line rarely holds two of.
 _META = ("prediction", "predicted", "dimension", "the character", "characters", "passages",
          "section", "profile", "observations", "instructions", "prompt", "candidates",
-         "continuation", "schema", "the model")
+         "continuation", "schema", "the model", "emotion", "intent", "causality", "stance")
 
 
 def app_words(text: str, *, titles: Sequence[str] = (), prompt: Sequence[str] = ()) -> str:

@@ -196,10 +196,10 @@ def builders() -> dict[str, object]:
 
 
 def templates(value: str = PLACEHOLDER, number: int = PLACEHOLDER_NUMBER,
-              lines: Sequence[IndexedLine] | None = None) -> list[list[dict[str, str]]]:
-    """Every prompt of this module, rendered with `value` for each text argument, `number`
-    for each number and `lines` for each block of actions (arguments with defaults keep
-    them); each builder once with its flags off and once with them on."""
+              lines: Sequence[IndexedLine] | None = None) -> list[tuple[str, list[dict[str, str]]]]:
+    """Every prompt of this module as (builder, messages), rendered with `value` for each
+    text argument, `number` for each number and `lines` for each block of actions
+    (arguments with defaults keep them); each builder with its flags off and on."""
     lines = list(lines or [IndexedLine(value, value, number), IndexedLine(NARRATION, value, number)])
     samples = {"str": value, "int": number, "Sequence[str]": [value],
                "Sequence[IndexedLine]": lines, "Sequence[Sequence[IndexedLine]]": [lines],
@@ -215,8 +215,8 @@ def templates(value: str = PLACEHOLDER, number: int = PLACEHOLDER_NUMBER,
                     if param.annotation not in samples:
                         raise TypeError(f"prompts.{name}: no sample for {param.annotation}")
                     kw[param.name] = samples[param.annotation]
-            out.append(fn(**kw))
+            out.append((name, fn(**kw)))
     return out
 
 
-register_app_texts(lambda: [m["content"] for msgs in templates() for m in msgs])
+register_app_texts(lambda: [m["content"] for _, msgs in templates() for m in msgs])

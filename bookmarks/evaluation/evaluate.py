@@ -238,7 +238,7 @@ async def _predict(llms: dict[str, LLM], title: str, cast, action, grounding, sc
                    p: dict) -> dict:
     """k predictions of one held-out action and their judged scores (one record)."""
     aliases = next((c.aliases for c in cast if c.name == action.character), [])
-    predictions, scores, failures = [], [], []
+    predictions, scores, failures, tries = [], [], [], []
     for _ in range(p["k"]):
         try:
             result = await act(llms["actor"], story_title=title, character=action.character,
@@ -257,11 +257,15 @@ async def _predict(llms: dict[str, LLM], title: str, cast, action, grounding, sc
             continue
         predictions.append(result.text)
         scores.append(score)
+        tries.append(result.tries)
     return {"point": action.index, "character": action.character,
             "scene": [[x.index, x.character, x.text] for x in scene],
             "grounding": grounding.text, "predictions": predictions, "scores": scores,
             "best": best_index(scores), "actual": action.text, "memory_usage": grounding.usage,
-            "failures": failures}
+            "failures": failures, "actor_tries": tries,
+            # where the grounding degraded instead of failing (invalid model output)
+            "fallbacks": [{"step": e["step"], "outcome": e["outcome"], "reason": e["reason"]}
+                          for e in grounding.events if e.get("kind") == "fallback"]}
 
 
 def summarize_nap(records: list[dict]) -> dict:
@@ -275,6 +279,12 @@ def summarize_nap(records: list[dict]) -> dict:
         out[label] = {d: round(v, 2) for d, v in per.items()}
     out["k"] = len(records[0]["scores"])
     out["unusable_predictions"] = sum(len(r.get("failures", [])) for r in records)
+    # degraded, not failed: points grounded with a fallback; lines the actor was re-asked for
+    out["points_with_fallback"] = sum(bool(r.get("fallbacks")) for r in records)
+    out["fallback_share"] = round(out["points_with_fallback"] / len(records), 3)
+    lines = [t for r in records for t in r.get("actor_tries", [])]
+    out["reasked_lines"] = sum(t > 1 for t in lines)
+    out["reasked_share"] = round(out["reasked_lines"] / len(lines), 3) if lines else 0.0
     return out
 
 

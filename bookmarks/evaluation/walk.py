@@ -1,5 +1,7 @@
 """Walk a story: ground and predict at N evenly spread points, in story order, with memory
-starting empty (a fresh memory space), reporting what the memory did at each point."""
+starting empty (a fresh memory space), reporting what the memory did at each point —
+including where it degraded instead of failing (fallbacks) and which lines the actor had
+to be asked again for (re-asked lines)."""
 
 from __future__ import annotations
 
@@ -35,11 +37,23 @@ class WalkSummary:
     memory_tokens: int = 0
     seconds: float = 0
     errors: list[str] = field(default_factory=list)
+    # degraded, not failed: points whose grounding used a fallback (and fallbacks by step:
+    # propose, match, sync, select), predictions whose line was re-asked, actor tries
+    points_with_fallback: int = 0
+    fallbacks: dict[str, int] = field(default_factory=dict)
+    reasked_lines: int = 0
+    actor_tries: int = 0
 
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
         d["summary"] = True
         d["tokens_saved_ratio"] = round(self.tokens_without_reuse / self.tokens, 2) if self.tokens else None
+        attempted = self.points + len(self.errors)
+        d["failed"] = len(self.errors)
+        d["fallback_share"] = round(self.points_with_fallback / self.points, 3) if self.points else None
+        predicted = self.points if self.actor_tries else 0
+        d["reasked_share"] = round(self.reasked_lines / predicted, 3) if predicted else None
+        d["attempted"] = attempted
         return d
 
 
@@ -108,21 +122,27 @@ async def _point(store: Store, llms: dict[str, LLM], story, lineage: Lineage, ca
     grounding, scene = await ground_at(store, llms["memory"], story_id=story.id, lineage=lineage,
                                        position=action.index, character=action.character,
                                        method=method, budget=budget, space=space)
-    prediction = None
+    prediction, acted = None, None
     if predict:
         aliases = next((c.aliases for c in cast if c.name == action.character), [])
-        result = await act(llms["actor"], story_title=story.title, character=action.character,
-                           scene=[Line(x.character, x.text) for x in scene],
-                           grounding=grounding.text, aliases=aliases,
-                           others=[c.name for c in cast if c.name != action.character])
-        prediction = result.text
+        acted = await act(llms["actor"], story_title=story.title, character=action.character,
+                          scene=[Line(x.character, x.text) for x in scene],
+                          grounding=grounding.text, aliases=aliases,
+                          others=[c.name for c in cast if c.name != action.character])
+        prediction = acted.text
     store.commit_memory(grounding.writes)
-    return _record(action, resolve_refs(grounding.events), grounding.usage, prediction)
+    record = _record(action, resolve_refs(grounding.events), grounding.usage, prediction)
+    if acted is not None:
+        record["actor_tries"] = acted.tries
+        record["rejected"] = [{"reply": raw[:200], "reason": why} for raw, why in acted.rejected]
+    return record
 
 
 def _record(action: Action, events: list[dict], usage: dict, prediction: str | None) -> dict:
     syncs = [e for e in events if e["kind"] == "synchronized"]
     return {
+        "fallbacks": [{"step": e["step"], "title": e.get("title", ""), "outcome": e["outcome"],
+                       "reason": e["reason"]} for e in events if e["kind"] == "fallback"],
         "point": action.index, "character": action.character,
         "proposed": [f"{e['title']} [{e['type']}]" for e in events if e["kind"] == "proposed"],
         "reused": [{"title": e["title"], "from_p": e["from_p"]} for e in events if e["kind"] == "reused"],
@@ -145,6 +165,11 @@ def _accumulate(summary: WalkSummary, record: dict) -> None:
     summary.initialized += len(record["initialized"])
     summary.memory_calls += record["memory_calls"]
     summary.memory_tokens += record["memory_tokens"]
+    summary.points_with_fallback += bool(record["fallbacks"])
+    for f in record["fallbacks"]:
+        summary.fallbacks[f["step"]] = summary.fallbacks.get(f["step"], 0) + 1
+    summary.actor_tries += record.get("actor_tries", 0)
+    summary.reasked_lines += record.get("actor_tries", 1) > 1
     for s in record["syncs"]:
         summary.actions_read += s["actions_read"]
         summary.actions_read_without_reuse += s["actions_read_wo"]
@@ -165,6 +190,9 @@ def format_record(r: dict) -> str:
     lines += [f"  sync        {s['title']}: p {s['p_old']}→{s['p_new']}, read {s['actions_read']} "
               f"(without reuse {s['actions_read_wo']}), {s['calls']} calls, {s['tokens']} tokens "
               f"(without reuse ≈{s['tokens_wo']})" for s in r["syncs"]]
+    lines += [f"  fallback    {f['step']}: {f['outcome']} ({f['reason'][:120]})"
+              for f in r.get("fallbacks", [])]
+    lines += [f"  re-asked    {x['reason']}: {x['reply'][:100]!r}" for x in r.get("rejected", [])]
     if r["prediction"] is not None:
         lines.append(f"  predicted   {r['prediction'][:160]}")
         lines.append(f"  actual      {r['actual'][:160]}")

@@ -163,3 +163,65 @@ class ScriptedMemory:
         if kind == "mcq":
             return "B"
         return f"{self.line} (take {n})"
+
+
+LENGTH_ECHO = ("Your previous reply was cut off at the length limit. Answer again, much shorter: "
+               "a few words per text field.")
+
+
+class WorstCaseMemory(ScriptedMemory):
+    """The worst a model can do short of failing (test double): every proposal has pronoun
+    titles, every match, synchronization, summary and selection is invalid JSON, and the
+    actor echoes its prompt — each time another part of it (the whole request, a grounding
+    header, the app's length note, the numbered "next line" template) — on every call
+    (`actor="echo"`) or on every other call, with a valid line on the re-ask
+    (`actor="echo-then-line"`). Judges answer validly, so evaluations can complete.
+
+    `proposals`: the sections proposed (pronoun titles by default; see `UNREPAIRABLE`)."""
+
+    PRONOUN_TITLES = [{"title": "his plan", "type": "state", "subject": "he"},
+                      {"title": "What she wants from him", "type": "concept", "subject": "her"}]
+    UNREPAIRABLE = [{"title": "it", "type": "state", "subject": "it"},
+                    {"title": "Her feelings for him", "type": "concept", "subject": ""}]
+    INVALID_JSON = '{"decision": "reuse", "keep": [1, 2, "text": oops'
+
+    def __init__(self, proposals: list[dict] | None = None, actor: str = "echo-then-line",
+                 line: str = "I will see to it myself."):
+        super().__init__(sections=proposals or self.PRONOUN_TITLES, line=line)
+        self.actor = actor
+        self.echoes = 0
+
+    def kind(self, request: ChatRequest) -> str:
+        # a repair re-ask ends with the app's note: the request's kind is in its first ask
+        first = next((m for m in request.messages if m["role"] == "user"), request.messages[-1])
+        return super().kind(ChatRequest(messages=[first], temperature=0, max_tokens=1))
+
+    def __call__(self, request: ChatRequest) -> str:
+        kind = self.kind(request)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        if kind == "propose":
+            import json
+
+            return json.dumps({"sections": self.sections})
+        if kind in ("match", "state", "first_state", "behavioral", "eta3_select", "concept",
+                    "eta_extract", "eta_aggregate"):
+            return self.INVALID_JSON
+        if kind == "act":
+            if self.actor == "echo-then-line" and self.counts[kind] % 2 == 0:
+                return f"{self.line} (take {self.counts[kind]})"
+            return self.echo(request)
+        self.counts[kind] -= 1  # the parent counts it again
+        return super().__call__(request)
+
+    def echo(self, request: ChatRequest) -> str:
+        import re
+
+        user = request.messages[-1]["content"]
+        who = re.search(r"Write (.+?)'s next line\.", user)
+        name = who.group(1) if who else "Jack"
+        header = re.search(r"^## (.+?) \(", user, re.MULTILINE)
+        options = [user, request.messages[0]["content"],
+                   f"{header.group(1) if header else 'The King’s Last Words'} (now)",
+                   LENGTH_ECHO, f"1. {name}'s next line: {self.line}"]
+        self.echoes += 1
+        return options[(self.echoes - 1) % len(options)]

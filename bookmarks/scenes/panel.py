@@ -66,6 +66,8 @@ def turn_activity(store: Store, turn_id: int) -> dict:
         "stalls": {e["bookmark"]: e for e in events
                    if e["kind"] in ("sync_stalled", "sync_deferred")},
         "state_changes": [e for e in events if e["kind"] in ("state_refined", "state_appended")],
+        # where the memory degraded instead of failing on invalid model output
+        "fallbacks": [e for e in events if e["kind"] == "fallback"],
         "grounding": grounded.get("text", ""),
         "pieces": grounded.get("pieces", []),
         "evidence": sorted({i for p in grounded.get("pieces", []) for i in p.get("evidence", [])}),
