@@ -9,7 +9,7 @@ from bookmarks.models.testing import ScriptedFakeModel
 from bookmarks.services import Services
 from bookmarks.store import Store
 from tests.conftest import make_llm
-from ui.play import _messages
+from ui.play import messages as _messages
 from ui.render import esc
 from ui.server import build_app
 
