@@ -16,6 +16,13 @@ from .evaluate import build_evaluate_tab
 from .library import build_library_tab
 from .play import build_play_tab
 from .settings import build_settings_tab
+from .style import CSS
+
+START_HERE = (
+    "**Start here.** 1. **Library**: import a story, or use one of the bundled ones. "
+    "2. **Play**: choose the story and its cast (or bring a SillyTavern character card "
+    "alone), then **Start scene**. 3. **Next** lets the model speak; type a line to speak "
+    "yourself. The **Memory** column shows what each line was grounded on.")
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +30,11 @@ log = logging.getLogger(__name__)
 def build_app(services: Services) -> gr.Blocks:
     with gr.Blocks(title="Bookmarks — role-play with story characters") as demo:
         gr.Markdown("## Bookmarks — role-play with story characters")
+        with gr.Row(visible=False, elem_id="start-here", equal_height=True) as start_here:
+            gr.Markdown(START_HERE, elem_id="start-here-text")
+            dismiss = gr.Button("Got it", size="sm", scale=0, min_width=90,
+                                elem_id="start-here-dismiss")
+        seen = gr.BrowserState(False, storage_key="bookmarks-start-here-seen")
         with gr.Tabs():
             library = build_library_tab(services)
             build_play_tab(services)
@@ -32,6 +44,9 @@ def build_app(services: Services) -> gr.Blocks:
         # the Library is the first tab: refresh it on every page load (other tabs refresh
         # when they are selected)
         demo.load(library["refresh"], None, [library["stories"], library["story"]])
+        # a first visit says where to start, until dismissed (remembered by the browser)
+        demo.load(lambda was_seen: gr.update(visible=not was_seen), [seen], [start_here])
+        dismiss.click(lambda: (gr.update(visible=False), True), None, [start_here, seen])
     return demo
 
 
@@ -69,4 +84,4 @@ def serve(host: str = "127.0.0.1", port: int = 7860, share: bool = False,
     demo.launch(server_name=host, server_port=port, share=share, auth=auth,
                 max_file_size=services.settings.max_upload_bytes, show_error=False,
                 allowed_paths=[str(services.settings.data_dir / "exports")],
-                theme=gr.themes.Soft())
+                theme=gr.themes.Soft(), css=CSS)
