@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from bookmarks.commands.cards import add_parsers as add_card_parsers
 from bookmarks.engine.methods import METHODS
 from bookmarks.errors import BookmarksError
 from bookmarks.stories.importers import FORMATS
@@ -59,19 +61,44 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from bookmarks.commands.story_out import print_story, write_story
     from bookmarks.engine.cards import world_info_for
     from bookmarks.scenes.scene_export import export_scene
 
     store = _services().store
+    if args.format is None:
+        args.format = "jsonl" if args.scene is None and args.story is not None else "markdown"
     if args.format == "worldinfo":
         if args.scene is None and args.story is None:
             raise BookmarksError("Give --scene ID or --story ID.")
         story_id = store.scene(args.scene).story_id if args.scene is not None else args.story
-        print(world_info_for(store, story_id, scene_id=args.scene))
+        return _emit(world_info_for(store, story_id, scene_id=args.scene) + "\n", args.out)
+    if args.scene is None and args.story is not None:
+        if args.format not in ("jsonl", "fountain"):
+            raise BookmarksError(f"A story exports as jsonl or fountain, not {args.format}.")
+        store.story(args.story)
+        if args.out is None:
+            print_story(store, args.story, args.format)
+            return 0
+        written = write_story(store, args.story, args.format, args.out)
+        print("Wrote " + ", ".join(str(p) for p in written) + ". Import it again with: "
+              f"bookmarks import {written[0]}")
         return 0
     if args.scene is None:
-        raise BookmarksError(f"--format {args.format} exports a scene: give --scene ID.")
-    print(export_scene(store, args.scene, args.format), end="")
+        raise BookmarksError(f"--format {args.format} exports a scene: give --scene ID "
+                             "(or --story ID with jsonl or fountain).")
+    return _emit(export_scene(store, args.scene, args.format), args.out)
+
+
+def _emit(text: str, out: str | None) -> int:
+    if out is None:
+        print(text, end="")
+        return 0
+    try:
+        Path(out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BookmarksError(f"{out}: cannot be written ({exc.strerror or exc}).") from None
+    print(f"Wrote {out}.")
     return 0
 
 
@@ -237,8 +264,11 @@ def cmd_arena(args: argparse.Namespace) -> int:
     services = _services()
     store = services.store
     if args.arena_command == "generate":
-        ids = run_sync(arena.generate_starts(store, services.llms["memory"], args.story, args.n))
-        print(json.dumps({"starts": ids}))
+        refused: list[str] = []
+        ids = run_sync(arena.generate_starts(store, services.llms["memory"], args.story, args.n,
+                                             source=args.source, refused=refused))
+        print(json.dumps({"starts": ids, "refused": refused}, ensure_ascii=False))
+        return 0 if ids else 1
     elif args.arena_command == "run":
         starts = args.start or [s["id"] for s in store.arena_starts(args.story)]
         failed = 0
@@ -353,9 +383,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("arena", help="open-domain arena: starts, continuations, votes")
     ar = p.add_subparsers(dest="arena_command", required=True)
-    q = ar.add_parser("generate", help="model-written starting scenes")
+    q = ar.add_parser("generate", help="starting scenes drawn from the storyline or model-written")
     q.add_argument("--story", type=int, required=True)
     q.add_argument("--n", type=int, default=3)
+    q.add_argument("--from", dest="source", choices=("storyline", "model"), default="model",
+                   help="storyline: a point, its characters and setting, no model (any model)")
     q = ar.add_parser("run", help="continue starts with two methods")
     q.add_argument("--story", type=int)
     q.add_argument("--start", type=int, action="append")
@@ -378,17 +410,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--estimate", action="store_true", help="print the estimate only")
     p.set_defaults(func=cmd_prepare)
 
-    p = sub.add_parser("export", help="a scene as Markdown, Fountain or JSONL; memory as a "
-                                      "SillyTavern World Info file")
+    p = sub.add_parser("export", help="a scene as Markdown, Fountain or JSONL; a whole story as "
+                                      "JSONL (lossless) or Fountain; memory as a SillyTavern "
+                                      "World Info file")
     p.add_argument("--scene", type=int, help="scene id")
-    p.add_argument("--story", type=int, help="story id (its shared memory, with --format worldinfo)")
+    p.add_argument("--story", type=int, help="story id: the whole story (jsonl, fountain), or its "
+                                             "shared memory (worldinfo)")
     p.add_argument("--format", choices=("markdown", "fountain", "jsonl", "worldinfo"),
-                   default="markdown")
+                   help="default: markdown for a scene, jsonl for a story")
+    p.add_argument("--out", metavar="FILE", help="write to FILE (a story: with its .meta.json "
+                                                 "and .questions.jsonl next to it)")
     p.set_defaults(func=cmd_export)
+    add_card_parsers(sub)
 
     p = sub.add_parser("serve", help="run the web app (same as python app.py)")
     add_serve_args(p)
     p.set_defaults(func=cmd_serve)
+    from ui.admin import register  # users (accounts, roles) and campaign list/export
+
+    register(sub)
     return parser
 
 

@@ -21,7 +21,7 @@ PARTS = [
     ("bookmarks.services",),
     ("bookmarks.model_settings",),
     ("ui",),
-    ("bookmarks.cli", "app"),
+    ("bookmarks.cli", "bookmarks.commands", "app"),
 ]
 MAX_LINES = 500
 MAX_TOP_MODULES = 8

@@ -13,6 +13,7 @@ from bookmarks.errors import BookmarksError
 from bookmarks.scenes.prepare import plan, prepare, progress
 from bookmarks.services import Services
 from bookmarks.stories.importers import FORMATS, load_story
+from bookmarks.stories.story_export import STORY_FORMATS, export_story, file_stem, whole_story
 
 from .render import esc, parse_id, story_label, user_errors
 
@@ -36,6 +37,24 @@ def prepared_text(services: Services, story_id: int) -> str:
         return ""
     status = "done" if rec["done"] >= rec.get("steps", 0) else f"{rec['done']}/{rec['steps']} steps"
     return f"to action {rec['last_point']} (every {rec['every']}; {status})"
+
+
+def export_story_files(services: Services, story_id: int, fmt: str) -> list[str]:
+    """The story written for download: the storyline (JSONL with presence, or Fountain)
+    and, next to it, the `.meta.json` (and `.questions.jsonl`) that importing reads."""
+    store = services.store
+    info = store.story(story_id)
+    story = whole_story(title=info.title, author=info.author, description=info.description,
+                        source_format=info.source_format, characters=store.characters(story_id),
+                        actions=store.actions(story_id), presence=store.presence(story_id),
+                        questions=store.questions(story_id))
+    folder = services.settings.data_dir / "exports" / f"story-{story_id}-{fmt}"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, text in export_story(story, fmt, file_stem(info.title)).items():
+        (folder / name).write_text(text, encoding="utf-8")
+        paths.append(str(folder / name))
+    return paths
 
 
 def build_library_tab(services: Services) -> dict:
@@ -106,6 +125,19 @@ def build_library_tab(services: Services) -> dict:
                                                 elem_id="prepare-btn")
                         stop_btn = gr.Button("Stop")
                     prepare_status = gr.Markdown(elem_id="prepare-status")
+                with gr.Accordion("Export the story", open=False, elem_id="story-export-box"):
+                    gr.Markdown("JSONL keeps everything: every action, speaker, line break, "
+                                "chapter, the cast with aliases, the author and who is present "
+                                "(your corrections too). Fountain keeps all but presence, which "
+                                "is derived again on import. Keep the `.meta.json` (and "
+                                "`.questions.jsonl`) next to the story file: importing it with "
+                                "`bookmarks import FILE` reads them.")
+                    with gr.Row():
+                        export_fmt = gr.Dropdown(list(STORY_FORMATS), value="jsonl",
+                                                 label="Format", elem_id="story-export-format")
+                        export_btn = gr.Button("Export", elem_id="story-export-btn")
+                    export_files = gr.File(label="Download", file_count="multiple",
+                                           interactive=False, elem_id="story-export-files")
                 with gr.Accordion("Merge characters or delete the story", open=False):
                     with gr.Row():
                         keep = gr.Dropdown([], label="Keep", value=None)
@@ -158,6 +190,12 @@ def build_library_tab(services: Services) -> dict:
             raise gr.Error("Choose two different characters.")
         services.store.merge_characters(parse_id(label), keep_, merge_)
         return (f"Merged {esc(merge_)} into {esc(keep_)}.", *show(label, 1))
+
+    @user_errors
+    def do_export(label: str | None, fmt_: str):
+        if not label:
+            raise gr.Error("Choose a story first.")
+        return export_story_files(services, parse_id(label), fmt_ or "jsonl")
 
     @user_errors
     def do_delete(label: str | None, sure: bool):
@@ -287,6 +325,7 @@ def build_library_tab(services: Services) -> dict:
     prepare_btn.click(do_prepare, [story, every], [prepare_status]).then(**refresh)
     stop_btn.click(do_stop, [story], [prepare_status])
     p_btn.click(do_presence, [story, p_who, p_first, p_last, p_here], [presence])
+    export_btn.click(do_export, [story, export_fmt], [export_files])
     return {"story": story, "stories": stories,
             # a page opened later (a reload, another tab) shows what was imported since
             "refresh": lambda: (stories_table(services),

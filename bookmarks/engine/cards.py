@@ -59,10 +59,34 @@ def card_memory(card: Card) -> list[tuple[str, str, str, BaseModel]]:
     return out
 
 
+def lore_identity(keys: list[str], content: str) -> tuple[frozenset[str], str]:
+    """What makes two lore entries (or an entry and a lore bookmark) the same: their keys,
+    whatever their case and order, and their content as written to memory, whatever its
+    spacing."""
+    return frozenset(k.casefold() for k in keys), " ".join(content.strip()[:4000].split())
+
+
+def unique_lore(entries: list[LoreEntry]) -> list[LoreEntry]:
+    """One copy of each lore entry, in order: a card's embedded lorebook and a World Info
+    file made from it (or two files) carry the same entry — the same keys, whatever their
+    case and order, and the same content, whatever its spacing. The copy kept is the first;
+    it is enabled or constant if any copy is."""
+    kept: dict[tuple[frozenset[str], str], LoreEntry] = {}
+    for e in entries:
+        same = lore_identity(e.keys, e.content)
+        if (first := kept.get(same)) is None:
+            kept[same] = e
+        elif (e.enabled and not first.enabled) or (e.constant and not first.constant):
+            kept[same] = first.model_copy(update={"enabled": first.enabled or e.enabled,
+                                                  "constant": first.constant or e.constant})
+    return list(kept.values())
+
+
 def lore_memory(entries: list[LoreEntry]) -> list[tuple[str, str, str, BaseModel]]:
+    """(type, title, activation, content) of each enabled lore entry (one copy of each)."""
     return [("concept", e.title[:200], "always" if e.constant else "keys",
              ConceptContent(description=e.content.strip()[:4000], keys=list(e.keys)))
-            for e in entries if e.enabled]
+            for e in unique_lore(entries) if e.enabled]
 
 
 def attach(store: Store, scene_id: int, *, card: Card | None = None,

@@ -196,3 +196,27 @@ def test_file_names_and_formats():
     with pytest.raises(ValueError, match="jsonl or fountain"):
         export_story(story, "markdown")
     assert json.loads(export_story(story, "fountain", "x")["x.meta.json"])["format"] == "fountain"
+
+
+def test_the_library_exports_a_story_for_download(tmp_path):
+    """The Library's export writes the storyline and its sidecars side by side; importing
+    the downloaded storyline from that folder gives the story back, presence included."""
+    from bookmarks.config import load_settings
+    from bookmarks.services import Services
+    from bookmarks.store import Store
+    from ui.library import export_story_files
+
+    settings = load_settings({"BOOKMARKS_DATA_DIR": str(tmp_path / "data")})
+    services = Services(settings=settings, store=Store(settings.db_path), llms={})
+    try:
+        sid = services.store.add_story(load_story(verse_story(tmp_path / "src")))
+        services.store.mark_presence(sid, "Yorick", 1, 2, True)
+        paths = [Path(p) for p in export_story_files(services, sid, "jsonl")]
+        assert [p.name for p in paths] == ["verse_breaks_corrections.jsonl",
+                                           "verse_breaks_corrections.meta.json"]
+        again = services.store.add_story(load_story(paths[0]))
+        assert snapshot(services.store, again) == snapshot(services.store, sid)
+        paths = export_story_files(services, sid, "fountain")
+        assert paths[0].endswith("verse_breaks_corrections.fountain")
+    finally:
+        services.store.close()
