@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bookmarks.services import bundled_story_files
 from bookmarks.stories.fountain import to_fountain
@@ -185,6 +187,27 @@ def test_fountain_reads_line_breaks_written_by_hand():
     story = parse_story(text.encode(), "hand.fountain")
     assert [a.text for a in story.actions] == [
         "(quietly) One line,\n\nanother after a gap,\nand a lyric.", "Rain.\nMore rain."]
+
+
+_texts = st.text(alphabet="abcAB .,!?*_/():#@~>=<\\\n\t-", min_size=1, max_size=40)
+
+
+def _lines_kept(text: str) -> str:
+    """What Fountain keeps of a text: its line breaks (empty lines inside too), each line
+    trimmed with its runs of spaces collapsed."""
+    return "\n".join(" ".join(row.split()) for row in text.split("\n")).strip("\n")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(["Mara", "Dr. Watson", "narration", "environment"]),
+                          _texts), min_size=1, max_size=6))
+def test_fountain_keeps_every_line_break(items):
+    actions = [Action(index=k, character=who, text=text, chapter="Act I")
+               for k, (who, text) in enumerate(((w, t) for w, t in items if t.split()), 1)]
+    if actions:
+        back = parse_story(to_fountain("T", actions).encode(), "lines.fountain")
+        assert [(a.character, a.text) for a in back.actions] == \
+            [(a.character, _lines_kept(a.text)) for a in actions]
 
 
 def test_file_names_and_formats():
