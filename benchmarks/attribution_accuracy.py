@@ -75,6 +75,7 @@ class Label:
     case: str
     paragraph: int = -1
     key: list[str] = field(default_factory=list)
+    marked: str = ""  # the whole quotation with its marks, when the anchor holds it
     found: str | None = None  # the gold name the importer's speaker maps to, or NARRATION
     raw: str = NARRATION  # the importer's character
 
@@ -98,7 +99,7 @@ def _marks(single: bool) -> tuple[str, str]:
     return ("'‘’", "'‘’") if single else ("\"“", "\"”")
 
 
-def quote_key(text: str, at: int, anchor: str, single: bool) -> tuple[int, list[str]]:
+def quote_key(text: str, at: int, anchor: str, single: bool) -> tuple[int, list[str], str]:
     """Where the labelled quotation is and the words that identify it: the anchor's words,
     or, when the anchor holds a whole quotation with its marks, that quotation's words."""
     opens, closes = _marks(single)
@@ -110,8 +111,8 @@ def quote_key(text: str, at: int, anchor: str, single: bool) -> tuple[int, list[
             for j in range(i + 1, end):
                 after = text[j + 1] if j + 1 < len(text) else " "
                 if text[j] in closes and not text[j - 1].isspace() and not after.isalpha():
-                    return i, tokens(text[i + 1:j])
-    return at, tokens(anchor)
+                    return i, tokens(text[i + 1:j]), " ".join(text[i:j + 1].split())
+    return at, tokens(anchor), ""
 
 
 def read_gold(slug: str) -> tuple[str, list[Label], dict]:
@@ -123,7 +124,7 @@ def read_gold(slug: str) -> tuple[str, list[Label], dict]:
     spans = paragraphs_of(text)
     for label in labels:
         at = text.index(label.anchor)
-        pos, label.key = quote_key(text, at, label.anchor, single)
+        pos, label.key, label.marked = quote_key(text, at, label.anchor, single)
         label.paragraph = next(k for k, (s, e) in enumerate(spans) if s <= pos < e)
     return text, labels, cast
 
@@ -197,7 +198,9 @@ def resolve(story: Story, text: str, labels: list[Label], cast: dict) -> None:
     for label in labels:
         cands = by_para.get(label.paragraph, [])
         words = [tokens(story.actions[i].text) for i in cands]
-        pick = next((i for i, w in zip(cands, words, strict=True) if _contains(w, label.key)), None)
+        pick = next((i for i in cands if label.marked and label.marked in story.actions[i].text), None)
+        if pick is None:  # a quotation left in narration keeps its marks; speech does not
+            pick = next((i for i, w in zip(cands, words, strict=True) if _contains(w, label.key)), None)
         if pick is None:
             pick = next((i for i, w in zip(cands, words, strict=True)
                          if _subsequence(label.key, w, 0) is not None), None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from bookmarks.errors import StoryFormatError
+from bookmarks.stories.attribute import Draft, attribute_dialogue
 from bookmarks.stories.gutenberg import (  # the conventions shared by plays and novels
     _NOVEL_HEAD,
     _SKIP_BLOCK,
@@ -14,7 +15,6 @@ from bookmarks.stories.gutenberg import (  # the conventions shared by plays and
     _label,
     strip_boilerplate,
 )
-from bookmarks.stories.prose import Draft, attribute_dialogue
 
 # --- Novels --------------------------------------------------------------------------------
 

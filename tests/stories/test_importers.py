@@ -69,8 +69,11 @@ def test_prose_attributes_quoted_dialogue():
                   '"We are closed," said Marta.\n\n'
                   'Jonas looked up. "Let him stay," Jonas said.\n\n'
                   '"Who are you?" she asked.\n', "tale.txt")
-    assert [a.character for a in story.actions] == ["narration", "Marta", "Jonas", "narration"]
-    assert story.actions[1].text == "We are closed"
+    # the beat "Jonas looked up." stays as narration; "she asked" is Marta, the one woman of
+    # the exchange (the old reader left it narration and dropped the beat)
+    assert [a.character for a in story.actions] == ["narration", "Marta", "narration", "Jonas",
+                                                    "Marta"]
+    assert story.actions[1].text == "We are closed."  # the tag's comma ends the sentence
     assert story.actions[0].chapter == "Chapter 1"
 
 

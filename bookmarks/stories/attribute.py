@@ -1,0 +1,308 @@
+"""Paragraphs of prose → drafts: each quotation given to its speaker by the rules in
+`dialogue.py`, a paragraph with several speakers split into one action each, the narration
+around them kept (without the speech tags) where it says something."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from bookmarks.stories.dialogue import NARRATOR, Cast, Para, _read, find_narrator
+from bookmarks.stories.quotes import join_quotes, quote_style
+from bookmarks.stories.speakers import NameChecker
+from bookmarks.stories.story import NARRATION
+from bookmarks.stories.tags import TITLES, Tag, beat, is_tag_only, last_sentence, tag_before, unknown_tag
+
+LOOKBACK = 3  # paragraphs searched back for a pronoun's antecedent
+LONG_NARRATION = 120  # words: a narration paragraph this long ends an exchange
+_PRONOUNS = {"he": "m", "she": "f", "it": "n"}
+
+
+class Draft(NamedTuple):
+    """One action before validation: its file line, speaker (or narration), text, chapter."""
+
+    line: int
+    character: str
+    text: str
+    chapter: str | None
+
+
+class Resolver:
+    def __init__(self, paras: list[Para], cast: Cast, narrator: str | None) -> None:
+        self.paras, self.cast, self.narrator = paras, cast, narrator
+        self.events: list[list[tuple[int, str, bool]]] = [[] for _ in paras]  # per paragraph
+        self.recent: list[str] = []
+        self.tags: list[list[Tag | None]] = [[] for _ in paras]  # the tag each quote used
+        self.stage = ""  # how the last pronoun was resolved (shown in `Para.how`)
+
+    # --- names and pronouns --------------------------------------------------------------
+
+    def resolve(self, tag: Tag, pi: int, pos: int) -> str | None:
+        s = tag.subject
+        if s == "I":
+            return self.narrator
+        if s.casefold() in _PRONOUNS:
+            return self.pronoun(_PRONOUNS[s.casefold()], pi, pos)
+        if s.casefold() in ("they", "we"):
+            return None
+        return self.cast.lookup(s)
+
+    def pronoun(self, g: str, pi: int, pos: int) -> str | None:
+        """The character `he`/`she`/`it` is: the paragraph's nearest subject of that gender
+        (or of a gender the text never shows); else the one character of that gender the
+        paragraph mentions; else, in a running exchange, the one of the two who fits (the
+        one who spoke before last when both do); else the one character of that gender
+        among the speakers and subjects of the few paragraphs before."""
+        here = sorted(e for e in self.events[pi] if e[0] < pos)
+        self.stage = "subject"
+        for _, name, subject in reversed(here):
+            if subject and (fits_gender(g, gs := self.cast.gender(name)) or not gs):
+                return name
+        self.stage = "mention"
+        fits = {name for _, name, _ in here if g in self.cast.gender(name)}
+        if fits:
+            return fits.pop() if len(fits) == 1 else None
+        if pi and self.paras[pi - 1].chapter == self.paras[pi].chapter and any(self.paras[pi - 1].speakers):
+            self.stage = "exchange"  # of the last two speakers, the one who fits
+            pair = {n for n in self.recent[-2:] if g in self.cast.gender(n)}
+            return pair.pop() if len(pair) == 1 else None
+        self.stage = "back"
+        for back in range(1, LOOKBACK + 1):
+            if pi - back < 0 or self.paras[pi - back].chapter != self.paras[pi].chapter:
+                break
+            for _, name, subject in sorted(self.events[pi - back], reverse=True):
+                if subject and g in self.cast.gender(name):
+                    return name
+        return None
+
+    # --- one paragraph ---------------------------------------------------------------------
+
+    def run(self) -> None:
+        chapter = object()
+        for pi, p in enumerate(self.paras):
+            if p.chapter != chapter:
+                chapter, self.recent = p.chapter, []
+            for k in range(len(p.segs)):
+                start = p.segs[k][0]
+                self.events[pi] += [(start + s, name, subj)
+                                    for s, _, name, subj in self.cast.mentions(p.seg(k))]
+            p.speakers = [None] * len(p.quotes)
+            p.how = [""] * len(p.quotes)
+            self.tags[pi] = [None] * len(p.quotes)
+            speech = [i for i, q in enumerate(p.quotes) if q.speech]
+            for i in speech:
+                p.speakers[i] = self.explicit(pi, p, i)
+                if p.speakers[i]:
+                    self.events[pi].append((p.quotes[i].start, p.speakers[i], True))
+            if speech and not any(p.speakers) and "unknown" not in p.how:
+                if who := self.turn(pi, p):
+                    for i in speech:
+                        p.speakers[i], p.how[i] = who, "turn"
+                    self.events[pi].append((p.quotes[speech[0]].start, who, True))
+            self.update_exchange(p, speech)
+
+    def explicit(self, pi: int, p: Para, i: int) -> str | None:
+        who, p.how[i] = self._explicit(pi, p, i)
+        return who
+
+    def _explicit(self, pi: int, p: Para, i: int) -> tuple[str | None, str]:
+        q = p.quotes[i]
+        if tag := p.after[i]:
+            self.tags[pi][i] = tag
+            self.stage = ""
+            who = self.resolve(tag, pi, p.segs[i + 1][0] + tag.start)
+            return who, f"after:{tag.subject}{self.stage}" if who or _pronoun(tag) else "unknown"
+        seg = p.seg(i)
+        self.stage = ""
+        if tag := p.before[i]:
+            self.tags[pi][i] = tag
+            who = self.resolve(tag, pi, p.segs[i][0] + tag.start)
+            if who is None and i and p.speakers[i - 1] and is_tag_only(seg) \
+                    and tag.subject.casefold() in _PRONOUNS:
+                return p.speakers[i - 1], "same"  # `said Two, going down as he spoke, "…"`
+            return who, f"before:{tag.subject}{self.stage}" if who or _pronoun(tag) else "unknown"
+        if unknown_tag(p.seg(i + 1), after=True) or unknown_tag(seg, after=False):
+            return None, "unknown"
+        others = {n for _, _, n, _ in self.cast.mentions(_unbracket(seg))}
+        others -= {p.speakers[i - 1] if i else None}
+        if i and p.speakers[i - 1] and not others and (
+                is_tag_only(seg) or seg.strip(" ,;:—–-") in ("", "or", "and") or _bracketed(seg)):
+            return p.speakers[i - 1], "same"
+        if (b := beat(seg)) and not seg.rstrip().endswith(")"):
+            return self.resolve(b, pi, p.segs[i][0] + b.start), f"beat:{b.subject}"
+        if i:
+            return (p.speakers[i - 1], "inherit") if p.speakers[i - 1] and not others else (None, "")
+        if q.start < 5 and (prev := self.last_quoted(pi)) is not None and not prev.quotes[-1].closed:
+            return prev.speakers[-1], "continued"
+        if pi and not seg.strip() and not self.paras[pi - 1].quotes:
+            return self.introduced(pi - 1), "introduced"
+        return None, ""
+
+    def last_quoted(self, pi: int) -> Para | None:
+        for back in range(pi - 1, max(-1, pi - 4), -1):
+            if self.paras[back].quotes:
+                return self.paras[back]
+        return None
+
+    def introduced(self, pi: int) -> str | None:
+        """A narration paragraph that ends by introducing the next one's speech (`Then Ben
+        Rogers says:`, `And he put it to us in this way:`)."""
+        text = self.paras[pi].text.rstrip()
+        _, last = last_sentence(text)
+        if not (text.endswith(":") or re.search(r"\b(?:thus|as follows|in this way|these words)\b", last)):
+            return None
+        tag = tag_before(text) or beat(text.rstrip(".") + ":")
+        return self.resolve(tag, pi, tag.start + 1) if tag else None
+
+    # --- turn-taking -----------------------------------------------------------------------
+
+    def turn(self, pi: int, p: Para) -> str | None:
+        """Turn-taking: in an exchange of two (A B, A B A …) or around one central speaker
+        (A B A C …), an untagged paragraph is the one who spoke before last."""
+        r = self.recent
+        if len(r) < 2 or not (len(r) == 2 or r[-3] == r[-1] or (len(r) >= 4 and r[-4] == r[-2])):
+            return None
+        who, other = r[-2], r[-1]
+        tags = [t for t in [*p.after, *p.before] if t and _pronoun(t)]
+        if any(_PRONOUNS.get(t.subject.casefold()) not in (None, *self.cast.gender(who))
+               and self.cast.gender(who) for t in tags):
+            return None  # `she said` where the turn would give a man
+        narration = " ".join(p.seg(k) for k in range(len(p.segs)))
+        if {n for _, _, n, _ in self.cast.mentions(narration)} - {who, other}:
+            return None
+        if any(who in self.addressed(q.text) for q in p.quotes if q.speech):
+            return None
+        return who
+
+    def addressed(self, text: str) -> set[str]:
+        """Characters a quotation speaks to by name (`"Mr. Bennet, how can you …"`,
+        `"Not a bit, Doctor."`, `"my dear Watson"`)."""
+        out = set()
+        for start, end, name, _ in self.cast.mentions(text):
+            before, after = text[:start].rstrip(), text[end:end + 2]
+            opening = not before or before[-1:] in ",;!?.—–-" or re.search(r"\b(?:[Dd]ear|[Oo]h?)$", before)
+            if opening and (not after or after[:1] in ",!?.;—–-"):
+                out.add(name)
+        return out
+
+    def update_exchange(self, p: Para, speech: list[int]) -> None:
+        said = [s for s in p.speakers if s]
+        if said:
+            for s in said:
+                if not self.recent or self.recent[-1] != s:
+                    self.recent.append(s)
+            self.recent = self.recent[-4:]
+            return
+        if speech:  # an untagged line nobody could place: the exchange is lost
+            self.recent = []
+            return
+        named = {n for _, _, n, _ in self.cast.mentions(p.text)}
+        if named - set(self.recent[-2:]) or len(p.text.split()) > LONG_NARRATION:
+            self.recent = []
+
+
+def _fold(name: str) -> str:
+    return re.sub(r"^(?:the|a|an)\s+", "", " ".join(name.casefold().split()))
+
+
+def _bare_title(name: str) -> bool:
+    return bool(re.fullmatch(rf"(?:the\s+)?(?:{TITLES})\.?", name, re.I))
+
+
+def _pronoun(tag: Tag) -> bool:
+    return tag.subject.casefold() in (*_PRONOUNS, "they", "we")
+
+
+def fits_gender(g: str, genders: set[str]) -> bool:
+    """`he`/`she` fit a character of that gender, or an animal the text calls `it`."""
+    return g in genders or (g != "n" and genders == {"n"})
+
+
+def _bracketed(seg: str) -> bool:
+    s = seg.strip(" ,;:—–-")
+    return s.startswith("(") and s.endswith(")")
+
+
+def _unbracket(seg: str) -> str:
+    return re.sub(r"\([^()]*\)", " ", seg)
+
+
+# --- drafts ----------------------------------------------------------------------------------
+
+
+def _narration(text: str) -> str | None:
+    text = re.sub(r"\s+", " ", text).strip(" ,;:—–-")
+    text = re.sub(r"^[.!?)\]]+\s*", "", text)
+    if len(re.findall(r"[A-Za-z]+", text)) < 3:
+        return None
+    return text if text[-1:] in ".!?”\"’')" else text + "."
+
+
+def drafts_of(p: Para, tags: list[Tag | None]) -> list[Draft]:
+    if not any(p.speakers):
+        return [Draft(p.line, NARRATION, p.text, p.chapter)]
+    out: list[Draft] = []
+    buf: list[str] = []
+    speech: list[str] = []
+    who: str | None = None
+
+    def flush_speech() -> None:
+        nonlocal speech, who
+        if speech and who:
+            out.append(Draft(p.line, who, join_quotes(speech), p.chapter))
+        speech, who = [], None
+
+    def flush_narration() -> None:
+        nonlocal buf
+        if text := _narration(" ".join(buf)):
+            out.append(Draft(p.line, NARRATION, text, p.chapter))
+        buf = []
+
+    for k in range(len(p.segs)):
+        seg = p.seg(k)
+        if k < len(p.quotes) and p.speakers[k] and (t := tags[k]) and t is p.before[k] \
+                and t.end - t.start <= len(t.subject) + 25:
+            seg = seg[:t.start] + " " * (t.end - t.start) + seg[t.end:]  # `Harker said,`
+        if k and p.speakers[k - 1] and (t := p.after[k - 1]) and tags[k - 1] is t:
+            seg = " " * t.end + seg[t.end:]  # `, said the Hatter`
+        if k < len(p.quotes):
+            q = p.quotes[k]
+            speaker = p.speakers[k]
+            if speaker and speaker == who and _narration(seg) is None:
+                speech.append(q.text)
+                continue
+            if speaker:
+                flush_speech()
+                buf.append(seg)
+                flush_narration()
+                who, speech = speaker, [q.text]
+            else:
+                flush_speech()
+                buf += [seg, p.text[q.start:q.end]]
+        else:
+            flush_speech()
+            buf.append(seg)
+    flush_speech()
+    flush_narration()
+    return out
+
+
+def attribute_dialogue(
+    paragraphs: list[tuple[int, str, str | None]],
+) -> tuple[list[Draft], dict[str, list[str]]]:
+    """Paragraphs (line, text, chapter) of prose → drafts and {character: aliases}."""
+    text = "\n\n".join(t for _, t, _ in paragraphs)
+    paras = _read(paragraphs, quote_style(text))
+    checker = NameChecker(text)
+    narrator, forms = find_narrator(paras, checker)
+    cast = Cast(paras, checker, narrator, forms)
+    resolver = Resolver(paras, cast, narrator)
+    resolver.run()
+    drafts = [d for pi, p in enumerate(paras) for d in drafts_of(p, resolver.tags[pi])]
+    spoken = {d.character for d in drafts}
+    aliases = {person.name: sorted(f for f in person.forms if _fold(f) != _fold(person.name)
+                                   and not _bare_title(f))
+               for person in cast.people.values() if person.name in spoken}
+    if narrator == NARRATOR and NARRATOR in spoken:
+        aliases.setdefault(NARRATOR, [])
+    return drafts, {k: v for k, v in aliases.items() if v}

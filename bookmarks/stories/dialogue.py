@@ -1,0 +1,253 @@
+"""Who speaks each quotation of a prose text, by rules a reader uses (no model).
+
+For each quotation, in order:
+
+1. a speech tag after it (`"…," said the Hatter`, `"…," she remarked`) or before it
+   (`Harker said, "…"`, `The King laid his hand on her arm, and timidly said "…"`);
+2. the speaker of the quotation before it in the paragraph, when only that one's tag stands
+   between them (`"I think," said he, "that it is so."`);
+3. the subject of the sentence of action right before it (`The Time Traveller smiled. "…"`);
+4. for a paragraph's first quotation: the speech the paragraph before left open, or a
+   narration paragraph that ends by introducing it (`Then Ben Rogers says:`);
+5. turn-taking: an untagged paragraph in a two-person exchange goes to the one who spoke
+   before last — unless it names that person as the one addressed (a vocative), and the
+   exchange ends at narration that brings in someone else.
+
+Names are resolved through the cast (`speakers.py`); `he`/`she`/`it` to the most recent
+character of that gender — the paragraph's own subjects first, then the speakers and
+subjects of the paragraphs before — and left unresolved when someone of unknown gender
+stands closer; `I` to the first-person narrator, named when the text names them
+("my name is …"), else "Narrator". Where the rules are unsure the quotation stays narration.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from bookmarks.stories.quotes import Quote, find_quotes, mark_scare_quotes
+from bookmarks.stories.speakers import (
+    FEMALE,
+    MALE,
+    NEUTER,
+    NameChecker,
+    Person,
+    display_name,
+    genders,
+    merge_variants,
+    pronoun_votes,
+)
+from bookmarks.stories.tags import PROPER, TITLES, Tag, clean, tag_after, tag_before
+
+NARRATOR = "Narrator"
+_PRONOUN_G = {"he": MALE, "she": FEMALE, "it": NEUTER}
+_MY_NAME = re.compile(rf"\b(?:[Mm]y name (?:is|was)|[Cc]all me|I am called|I was called|"
+                      rf"(?:they|people|everyone|everybody) call(?:ed)? me)\s+({PROPER})")
+LOOKBACK = 3  # paragraphs searched back for a pronoun's antecedent
+
+
+@dataclass
+class Para:
+    line: int
+    text: str
+    chapter: str | None
+    quotes: list[Quote]
+    segs: list[tuple[int, int]]  # narration spans: before quote 0, between, after the last
+    after: list[Tag | None] = field(default_factory=list)  # tag after quote i (seg i+1)
+    before: list[Tag | None] = field(default_factory=list)  # tag before quote i (seg i)
+    speakers: list[str | None] = field(default_factory=list)
+    how: list[str] = field(default_factory=list)  # the rule that gave each speaker
+    mentions: list[tuple[int, str, bool]] = field(default_factory=list)  # (pos, name, subject)
+
+    def seg(self, i: int) -> str:
+        return self.text[self.segs[i][0]:self.segs[i][1]]
+
+
+def _read(paragraphs: list[tuple[int, str, str | None]], style: str) -> list[Para]:
+    out: list[Para] = []
+    open_before = False
+    for line, text, chapter in paragraphs:
+        quotes = find_quotes(text, style, open_before)
+        bounds = [0, *[b for q in quotes for b in (q.start, q.end)], len(text)]
+        segs = [(bounds[k], bounds[k + 1]) for k in range(0, len(bounds), 2)]
+        p = Para(line, text, chapter, quotes, segs)
+        p.after = [tag_after(p.seg(i + 1)) for i in range(len(quotes))]
+        p.before = [tag_before(p.seg(i)) for i in range(len(quotes))]
+        claimed = {i for i, t in enumerate(p.before)
+                   if t and t.end >= len(clean(p.seg(i)).rstrip(" ,:;—–-")) - 1}
+        claimed |= {i + 1 for i in range(len(quotes) - 1) if quotes[i].speech and p.seg(i + 1).strip()
+                    in ("", "or", "and", "and then")}
+        mark_scare_quotes(text, quotes, claimed)
+        if quotes:  # a speech left open goes on past inset verse without marks
+            open_before = not quotes[-1].closed
+        out.append(p)
+    return out
+
+
+class Cast:
+    """The characters found in speech tags, their variants, mentions and genders."""
+
+    def __init__(self, paras: list[Para], checker: NameChecker, narrator: str | None,
+                 narrator_forms: set[str] | None = None) -> None:
+        self.checker = checker
+        found: dict[str, str] = {}  # display name → first surface form
+        for p in paras:
+            for tag in [*p.after, *p.before]:
+                if tag and (name := display_name(tag.subject, checker)):
+                    found.setdefault(name, tag.subject)
+        found.update(_full_names(paras, checker, found))
+        canon = merge_variants(list(found))
+        self.people: dict[str, Person] = {}
+        for name, head in canon.items():
+            person = self.people.setdefault(head, Person(head))
+            person.forms |= {name, found[name]}
+        if narrator:
+            self.people.setdefault(narrator, Person(narrator)).forms |= (narrator_forms or set())
+        self.keys = self._keys()
+        narration = "\n".join(p.seg(i) for p in paras for i in range(len(p.segs)))
+        forms = {f: k for f, k in self.keys.items() if f[:1].isupper() or f.startswith("the ")}
+        votes = pronoun_votes(clean(narration), forms)
+        for person in self.people.values():
+            person.genders = genders(person, votes.get(person.name))
+        self._pattern = re.compile(r"(?<![\w’'-])(" + "|".join(
+            re.escape(k) for k in sorted(self.keys, key=len, reverse=True)) + r")(?![\w-])(?![’'][a-rt-z])") \
+            if self.keys else None
+
+    def _keys(self) -> dict[str, str]:
+        """Every form a character is mentioned by → the character; single name words and
+        the `the X` forms where only one character fits."""
+        keys: dict[str, str] = {}
+        owners: dict[str, set[str]] = {}
+        for person in self.people.values():
+            for form in person.forms | {person.name}:
+                keys[form] = person.name
+                if form[:1].isupper():
+                    keys.setdefault(f"the {form}", person.name)
+                    keys.setdefault(f"The {form}", person.name)
+                else:
+                    keys.setdefault(f"the {form[:1].lower()}{form[1:]}", person.name)
+                for word in form.replace(".", "").split():
+                    if word[:1].isupper() and self.checker.is_name_word(word):
+                        owners.setdefault(word, set()).add(person.name)
+        for word, heads in owners.items():
+            if len(heads) == 1 and word not in keys:
+                keys[word] = next(iter(heads))
+        return keys
+
+    def lookup(self, surface: str) -> str | None:
+        name = display_name(surface, self.checker)
+        if name is None:
+            return None
+        return self.keys.get(name) or self.keys.get(surface)
+
+    def mentions(self, text: str) -> list[tuple[int, int, str, bool]]:
+        """(start, end, character, is subject) for each mention in a piece of narration."""
+        if not self._pattern:
+            return []
+        out = []
+        for m in self._pattern.finditer(clean(text)):
+            before = text[max(0, m.start() - 12):m.start()]
+            subject = verb_follows(text[m.end():m.end() + 40]) and not re.search(
+                r"(?:\b(?:to|at|with|for|from|on|upon|by|of|than|like|into|towards|about|whether|"
+                r"if)|(?<![Aa]t )\bthat)\s+$", before)
+            out.append((m.start(), m.end(), self.keys[m.group(1)], subject))
+        return out
+
+    def gender(self, name: str) -> set[str]:
+        person = self.people.get(name)
+        return person.genders if person else set()
+
+
+_VERBISH = frozenset("""
+was were is are be been had has have did do does could would should might must will shall can
+may went came took made began felt saw thought knew got gave put sat stood ran kept let found
+left led held heard told brought caught fell rose spoke drew grew threw wrote rode hid bit
+struck swept stole wore woke sank sang rang drank shrank swam won slid crept slept wept meant
+sent spent lent bent built burnt lay laid paid said sought taught fought bound hung stuck shot
+lit met fed fled read says goes gets makes takes comes sees knows thinks looks seems
+""".split())
+
+
+def verb_follows(after: str) -> bool:
+    """Whether the words after a name read as its verb (`Alice looked`, `the Queen was`,
+    `Alice hastily replied`), not as an object's context (`the Dormouse again,`)."""
+    m = re.match(r"(?:,[^,.;:!?“”\"]{1,60},)?\s+(?:(?:[a-z]+ly|not|never|just|then|also|still|only|"
+                 r"again|at\s+once)\s+)*([a-z][a-z’']*)(?!\w)", after)
+    if not m:
+        return False
+    word = m.group(1)
+    return word in _VERBISH or word.endswith("ed") or (word.endswith("s") and not word.endswith("ss")
+                                                      and word not in ("his", "this", "its", "was"))
+
+
+_FULL_NAME = re.compile(r"(?<![\w’'-])(?:[A-Z][a-z]+\s+){1,2}[A-Z][a-z]+(?![\w’'-])")
+
+
+def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) -> dict[str, str]:
+    """Fuller forms of a speaker's name that only the narration gives (`Tom Harker held the
+    candle` when `Harker` speaks)."""
+    single = {n for n in found if len(n.split()) == 1 and n[:1].isupper()}
+    out: dict[str, str] = {}
+    for p in paras:
+        for k in range(len(p.segs)):
+            for m in _FULL_NAME.finditer(p.seg(k)):
+                name = checker.clean(m.group(0))
+                if name and len(name.split()) > 1 and name.split()[-1] in single:
+                    out.setdefault(name, name)
+    return out
+
+
+def find_narrator(paras: list[Para], checker: NameChecker) -> tuple[str | None, set[str]]:
+    """A first-person narrator and the forms of their name: the name the text gives ("my
+    name is …", or the name the others call them by — a vocative in their speech that the
+    narration never uses, since the narrator says "I"), else "Narrator"; None when the
+    narration never says "I"."""
+    first_person = 0
+    narration, spoken = [], []
+    for p in paras:
+        narration += [p.seg(i) for i in range(len(p.segs))]
+        spoken += [q.text for q in p.quotes if q.speech]
+        for i in range(len(p.segs)):
+            if m := _MY_NAME.search(p.seg(i)):
+                return m.group(1), {m.group(1)}
+        for q in p.quotes:
+            if (m := _MY_NAME.search(q.text)) and _says_i(p, q):
+                return m.group(1), {m.group(1)}
+    told = " ".join(narration)
+    first_person = len(re.findall(r"\bI\b", told))
+    if first_person < 3:
+        return None, set()
+    called: Counter[str] = Counter()
+    forms: dict[str, set[str]] = {}
+    for text in spoken:
+        for m in vocatives(text):
+            word = m.group("n")
+            if checker.is_name_word(word) and not re.search(rf"\b{word}\b", told):
+                called[word] += 1
+                forms.setdefault(word, {word}).add(" ".join(m.group("t", "n")).strip() if m.group("t")
+                                                   else word)
+    ranked = called.most_common(2)
+    if ranked and ranked[0][1] >= 2 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
+        word = ranked[0][0]
+        return max(forms[word], key=len), forms[word]
+    return NARRATOR, set()
+
+
+_T = rf"(?:(?P<t>{TITLES})\.?\s+)?"
+VOCATIVES = [re.compile(rf"\b(?:[Mm]y\s+dear|[Dd]ear|[Oo]h?)\s+{_T}(?P<n>[A-Z][a-z]+)(?=\s*[,!?.])"),
+             re.compile(rf"^{_T}(?P<n>[A-Z][a-z]+)\s*[,!]"),
+             re.compile(rf",\s*{_T}(?P<n>[A-Z][a-z]+)\s*[.!?]"),
+             re.compile(rf",\s*{_T}(?P<n>[A-Z][a-z]+),\s+(?!and\b|or\b|nor\b)[a-z]")]
+
+
+def vocatives(text: str) -> list[re.Match]:
+    """Names a quotation calls out to (`my dear Watson`, `Watson, come here`, `Not a bit,
+    Doctor.`, `I think, Watson, that …`)."""
+    return [m for pattern in VOCATIVES for m in pattern.finditer(text)]
+
+
+def _says_i(p: Para, q: Quote) -> bool:
+    k = p.quotes.index(q)
+    tags = [p.after[k], p.before[k]]
+    return any(t and t.subject == "I" for t in tags)

@@ -1,0 +1,224 @@
+"""The speaking cast of a prose text: which words are names, which variants are one person,
+and whether each is he, she or it.
+
+* A capitalised word is part of a name only when the text also capitalises it inside a
+  sentence, or never writes it in lower case, and it is no sentence word (`Those Korvin` →
+  `Korvin`, `Dutifully Scribney` → `Scribney`, `To Robert` → `Robert`, `She'd` → nothing).
+* Variants are merged into the fullest form, the others kept as aliases: `Slops` and
+  `Captain Slops`, `Miss Eagen` and `Sue Eagen`, `the Rabbit` and `the White Rabbit`, `the
+  nephew` and `Scrooge's nephew`. A short form that fits two people stays apart.
+* Gender comes from titles (Mr, Mrs, Miss, Sir, Lady, King …), person nouns (man, lady,
+  nephew …), a modest list of first names, and the pronouns the narration uses right after
+  the name; a character whose gender the text does not show has none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from bookmarks.stories.tags import PERSON_NOUNS, PRONOUN, STOP_WORDS, TITLES
+
+MALE, FEMALE, NEUTER = "m", "f", "n"
+_TITLE_GENDER = {
+    **dict.fromkeys("mr mister sir lord master king prince duke count baron father brother uncle "
+                    "squire grandpa".split(), MALE),
+    **dict.fromkeys("mrs missus miss ms madam madame mme mlle lady queen princess duchess "
+                    "countess baroness mother sister aunt auntie dame mistress granny grandma "
+                    "nurse".split(), FEMALE),
+}
+_NOUN_GENDER = {
+    **dict.fromkeys("man gentleman boy lad youth nephew uncle father brother son husband "
+                    "grandfather landlord host king prince duke master".split(), MALE),
+    **dict.fromkeys("woman lady girl lass maid maiden niece aunt mother sister daughter wife "
+                    "grandmother granny landlady hostess queen princess duchess mistress widow "
+                    "housekeeper".split(), FEMALE),
+}
+FIRST_NAMES = {
+    **dict.fromkeys("""
+    john james william george charles thomas henry robert edward richard joseph samuel david
+    peter paul michael arthur frederick francis albert alfred walter harry harold frank fred
+    jack tom tommy jim jimmy joe bob bill billy ben benjamin dick ned ted teddy sam will willie
+    andrew daniel stephen philip mark matthew luke simon hugh ralph roger oliver nicholas
+    patrick anthony tony christopher kit jonathan nathan isaac jacob abraham adam lawrence
+    laurie laurence ernest herbert horace percy reginald cecil basil louis lewis martin
+    """.split(), MALE),
+    **dict.fromkeys("""
+    mary anne ann anna elizabeth jane margaret sarah emma alice catherine kate katherine kitty
+    ellen helen eleanor lucy lydia charlotte harriet martha susan sue susanna julia louisa
+    caroline emily amy beth meg jo josephine clara dorothy edith florence grace hannah isabel
+    isabella jenny jessie judith laura lily lizzy lizzie maria marian marianne mabel maggie
+    molly nancy nelly nell peggy polly rose ruth sophia sophie fanny betsy betty bessie
+    agnes alice esther eliza frances georgiana henrietta matilda rebecca rachel diana
+    """.split(), FEMALE),
+}
+_PRONOUN_GENDER = {**dict.fromkeys("he his him himself".split(), MALE),
+                   **dict.fromkeys("she her hers herself".split(), FEMALE),
+                   **dict.fromkeys("it its itself".split(), NEUTER)}
+_TITLE_RE = re.compile(rf"^(?:{TITLES})\.?$")
+_MID_CAP = re.compile(r"(?<=[a-z0-9,;] )([A-Z][a-z’'\-]+)")
+_WORDS = re.compile(r"[A-Za-z][a-z’'\-]*")
+
+
+class NameChecker:
+    """Which capitalised words of a text can be names."""
+
+    def __init__(self, text: str) -> None:
+        self.mid_cap = Counter(_MID_CAP.findall(text))
+        self.lower = Counter(w for w in _WORDS.findall(text) if w[:1].islower())
+
+    def is_name_word(self, word: str) -> bool:
+        core = re.split(r"[’']", word)[0] if re.search(r"[’'](?:d|ll|s|t|re|ve|m)$", word) else word
+        folded = core.casefold()
+        if not core[:1].isupper() or folded in STOP_WORDS or len(core) < 2:
+            return False
+        if core != word and folded in ("she", "he", "it", "i", "we", "they", "you", "that", "there"):
+            return False
+        if folded.endswith("ly") and not self.mid_cap[core]:
+            return False
+        return self.mid_cap[core] > 0 or self.lower[folded] == 0
+
+    def clean(self, surface: str) -> str | None:
+        """A name as written, without the sentence words before it; None if nothing is left."""
+        words = surface.split()
+        while words and not (self.is_name_word(words[0]) or _TITLE_RE.match(words[0])):
+            words = words[1:]
+        if not words or (len(words) == 1 and _TITLE_RE.match(words[0]) and words[0] not in
+                         ("King", "Queen", "Captain", "Doctor", "Major", "Colonel", "Professor")):
+            return None
+        for w in words[1:]:
+            if w[:1].isupper() and not self.is_name_word(w) and not _TITLE_RE.match(w):
+                return None
+        return " ".join(words)
+
+
+def display_name(surface: str, checker: NameChecker) -> str | None:
+    """The character a tag's subject names, in display form, or None for pronouns and words
+    that are no name: `the March Hare` → `March Hare`, `the nephew` → `Nephew`, `Scrooge's
+    nephew` stays, `Dutifully Scribney` → `Scribney`."""
+    s = " ".join(surface.split())
+    if re.fullmatch(PRONOUN, s) or s.casefold() in ("them", "him", "her", "me", "us"):
+        return None
+    article = re.match(r"^(?:the|a|an|The|A|An)\s+", s)
+    if re.match(r"^(?:his|her|their|my|our|your|its)\s", s, re.I):
+        return None  # `her mother`: whose mother depends on who "her" is
+    if article:
+        rest = s[article.end():]
+        if rest[:1].isupper():  # `the Very Young Man`: the article marks where it starts
+            words = rest.split()
+            return rest if checker.is_name_word(words[-1]) or len(words) > 1 else checker.clean(rest)
+        words = rest.split()
+        if words[-1] not in PERSON_NOUNS:
+            return None
+        return rest[:1].upper() + rest[1:]
+    if "’s " in s or "'s " in s:
+        owner, noun = re.split(r"[’']s\s+", s, maxsplit=1)
+        owner = checker.clean(owner)
+        return f"{owner}’s {noun}".replace("’", "'") if owner else None
+    return checker.clean(s)
+
+
+def _core(name: str) -> tuple[str | None, frozenset[str]]:
+    words = name.replace(".", "").casefold().split()
+    title = words[0] if len(words) > 1 and words[0] in _TITLE_WORDS else None
+    core = words[1:] if title else words
+    return title, frozenset(w for w in core if w not in ("of", "de", "van", "von"))
+
+
+_TITLE_WORDS = frozenset(t.casefold() for t in TITLES.split("|"))
+
+
+def merge_variants(names: list[str]) -> dict[str, str]:
+    """Map each name to its fullest variant: `Slops` and `Captain Slops` → `Captain Slops`,
+    `Anna` / `Miss Vell` → `Anna Vell`, `the Captain` → the one captain. A short form that
+    fits two people stays apart; so do the titled forms of a family (`Mr. Bennet` and
+    `Mrs. Bennet` are not `Elizabeth Bennet`), and a title that does not fit the first
+    name's gender (`Mr. Eagen` is not `Sue Eagen`)."""
+    titles: dict[frozenset[str], set[str]] = {}
+    for n in names:
+        t, c = _core(n)
+        if t:
+            titles.setdefault(c, set()).add(t)
+    order = sorted(set(names), key=lambda n: (-len(_core(n)[1]), _core(n)[0] is None, -len(n), n))
+    canon: dict[str, str] = {}
+    heads: list[str] = []
+    for name in order:
+        title, core = _core(name)
+        fits = [h for h in heads if core <= _core(h)[1] and _title_fits(title, core, h, titles)]
+        if not fits and len(core) == 1 and next(iter(core)) in _TITLE_WORDS:  # `the Captain`
+            fits = [h for h in heads if _core(h)[0] == next(iter(core))]
+        if not fits and name.casefold() in (h.casefold() for h in heads):
+            fits = [h for h in heads if h.casefold() == name.casefold()]
+        if len(fits) == 1:
+            canon[name] = fits[0]
+        else:
+            heads.append(name)
+            canon[name] = name
+    return canon
+
+
+def _title_fits(title: str | None, core: frozenset[str], head: str,
+                titles: dict[frozenset[str], set[str]]) -> bool:
+    head_title, head_core = _core(head)
+    if title is None or head_title == title:
+        return True
+    if head_title is not None:
+        return False
+    if len(titles.get(core, ())) > 1:
+        return False  # a family: Mr. and Mrs. Bennet
+    first = next((w for w in head.replace(".", "").casefold().split() if w not in core), None)
+    g, fg = _TITLE_GENDER.get(title), FIRST_NAMES.get(first or "")
+    return not (g and fg and g != fg)
+
+
+@dataclass
+class Person:
+    name: str
+    forms: set[str] = field(default_factory=set)  # every way the text names them
+    genders: set[str] = field(default_factory=set)
+
+
+def gender_from_name(name: str) -> str | None:
+    words = name.replace(".", "").replace("'s ", " ").split()
+    first = words[0].casefold()
+    if first in _TITLE_GENDER and len(words) > 1:
+        return _TITLE_GENDER[first]
+    if words[-1].casefold() in _NOUN_GENDER and (name[:1].islower() or len(words) <= 3):
+        return _NOUN_GENDER[words[-1].casefold()]
+    if first in ("king", "queen", "prince", "princess", "duke", "duchess"):
+        return _TITLE_GENDER.get(first)
+    return FIRST_NAMES.get(first)
+
+
+def pronoun_votes(text: str, forms: dict[str, str]) -> dict[str, Counter]:
+    """For each character (by canonical name), the pronouns the sentence uses after a mention
+    of them as its subject, up to the next mention of anyone."""
+    if not forms:
+        return {}
+    alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+    pattern = re.compile(r"(?<![\w’'-])(" + alternatives
+                         + r")(?![\w’'-])")
+    votes: dict[str, Counter] = {}
+    for sentence in re.split(r"(?<=[.!?;])\s+|[“”\"]", text):
+        hits = list(pattern.finditer(sentence))
+        for k, m in enumerate(hits):
+            stop = hits[k + 1].start() if k + 1 < len(hits) else len(sentence)
+            after = sentence[m.end():stop]
+            if not re.match(r"(?:,[^,]{1,60},)?\s+(?:[a-z]+ly\s+)?[a-z]", after) \
+                    or re.match(r"\s+(?:and|or|of|’s|'s)\b", after):
+                continue
+            if p := re.search(r"\b(he|his|him|himself|she|her|hers|herself|it|its|itself)\b", after):
+                votes.setdefault(forms[m.group(1)], Counter())[_PRONOUN_GENDER[p.group(1)]] += 1
+    return votes
+
+
+def genders(person: Person, votes: Counter | None) -> set[str]:
+    for form in sorted(person.forms, key=len, reverse=True):
+        if g := gender_from_name(form):
+            return {g}
+    if not votes:
+        return set()
+    total = sum(votes.values())
+    top, n = votes.most_common(1)[0]
+    return {top} if n >= 2 and n >= 0.6 * total else set()

@@ -1,0 +1,237 @@
+"""Speech tags in the narration around a quotation: who says it, as the text writes it.
+
+`tag_after` reads the narration right after a quotation (`"…," said the Hatter`, `"…," she
+remarked`, `"…," Alice hastily replied`); `tag_before` the narration right before one
+(`Harker said, "…"`, `The Dormouse shook its head, and said, "…"`, `then said the Queen:
+"…"`); `beat` the sentence of action right before an untagged quotation (`The Time Traveller
+smiled. "…"`). Each gives a `Tag`: the subject as written (a name, a description such as
+`the March Hare` or `Scrooge's nephew`, or a pronoun, `I` for the narrator) and where it is.
+Nothing here decides who that is: `dialogue.py` resolves names and pronouns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+VERBS = sorted(set("""
+said say says asked asks replied replies answered answers returned cried cries exclaimed shouted
+shouts screamed whispered whispers muttered mutters murmured murmurs called added adds continued
+began begins resumed remarked observed interrupted repeated pleaded suggested explained declared
+protested retorted roared growled grumbled sighed laughed snapped thought inquired enquired
+demanded insisted urged persisted proceeded ventured echoed gasped sobbed stammered faltered
+rejoined agreed admitted responded groaned moaned yelled bawled hissed panted mused commented
+concluded corrected conceded complained warned wondered shrieked squeaked snorted sneered
+thundered bellowed barked grunted drawled chuckled giggled breathed counted urged recited
+announced screeched wailed whimpered blurted stuttered mumbled croaked piped chimed called
+reasoned argued objected assented exploded jeered mocked scoffed teased queried questioned
+promised explained greeted shouted sang recommended cautioned scolded stormed raged
+saying shouting crying calling whispering muttering murmuring repeating screaming exclaiming
+asking answering replying singing roaring sobbing gasping begun told tells
+""".split()), key=len, reverse=True)
+_PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in", "chimed in",
+            "burst out", "broke out", "spoke up", "ventured to ask", "ventured to say",
+            "ventured to remark", "called back", "shouted back", "answered back", "snapped back",
+            "fired back", "had begun", "was beginning", "spoke", "began again"]
+VERB = "(?:" + "|".join([*(re.escape(p) for p in _PHRASES), *VERBS]) + ")"
+ADV = (r"(?:[a-z]+ly|again|then|now|aloud|presently|too|also|both|all|at\s+last|at\s+once|"
+       r"at\s+length|in\s+reply|in\s+return|once\s+more)")
+
+ABBREVIATIONS = "Mr|Mrs|Ms|Mme|Mlle|Dr|Capt|Col|Lieut|Sgt|Prof|Rev|St"
+TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Dr|Doctor|Sir|Lady|Lord|Captain|"
+          "Capt|Colonel|Col|Major|General|Lieutenant|Lieut|Sergeant|Sgt|Professor|Prof|Rev|Father|"
+          "Mother|Sister|Brother|Aunt|Auntie|Uncle|Cousin|Master|Mistress|Dame|Judge|Count|"
+          "Countess|Baron|Baroness|Duke|Duchess|Prince|Princess|King|Queen|Saint|St|Squire|"
+          "Governor|Inspector|Constable|Nurse|Granny|Grandma|Grandpa|Old")
+_TITLE = rf"(?:(?:{ABBREVIATIONS})\.?|(?:{TITLES}))"
+_NAME_WORD = r"(?:Mc|Mac|O[’'])?[A-Z][a-z]+(?:[-’'][A-Z]?[a-z]+)*"
+PROPER = (rf"(?:{_TITLE}\s+)?{_NAME_WORD}(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?{_NAME_WORD})"
+          r"{0,3}")
+PERSON_NOUNS = frozenset("""
+man woman gentleman lady boy girl child lad lass youth maid maiden nephew niece uncle aunt
+mother father sister brother son daughter wife husband cousin grandmother grandfather
+granny landlady landlord host hostess doctor captain clerk servant visitor guest
+king queen prince princess duke duchess master mistress housekeeper cook nurse gardener
+major colonel professor judge inspector sergeant lieutenant officer soldier sailor
+parson vicar rector priest widow baby infant
+""".split())
+STOP_WORDS = frozenset("""
+the a an and but or nor for so yet then than that this these those there here when where
+while what which who whom whose why how if unless until till after before as at by in into
+of off on onto out over to too up upon with within without from once now never ever always
+oh ah o yes no not nay well why indeed perhaps still just only even again also very quite
+he she it they we you i me him her them us my his its our your their mine hers ours theirs
+one some any all both each every either neither
+no none nobody nothing somebody someone something anybody anyone anything everybody everyone
+suddenly presently meanwhile afterwards later soon instantly dear poor old young little good
+chapter book part volume mrs mr miss ms dr sir lady lord madam god heaven
+""".split())
+_NOUN = "(?:" + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True)) + ")"
+_DESC = (rf"(?:the|his|her|their|my|our|your|a|an)\s+(?:(?!said\b|{_NOUN}\b)[a-z]+\s+){{0,2}}"
+         rf"{_NOUN}(?![-\w])")
+_POSS = rf"{PROPER}[’']s\s+(?:[a-z]+\s+)?{_NOUN}(?![-\w])"
+_CAP_DESC = rf"(?:the|The)\s+{PROPER}"
+PRONOUN = r"(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|I|[Ww]e)"
+SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{PROPER})"
+
+_LEAD = r"^[\s,.;:!?—–\-)(\[]*"
+_VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])")
+_SUBJ_VERB = re.compile(rf"{_LEAD}(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s+({VERB})\b(?!\s+(?:nothing|no\b))")
+_SENTENCE_END = re.compile(r"[.!?;](?:[’'”\")\]]*)\s+(?=[A-Z(“\"‘'_])")
+_INTRO = re.compile(r"^(?:(?:and|but|then|so|now|presently|here|there|still|yet|again|once\s+more|"
+                    r"at\s+last|at\s+that|on\s+which|upon\s+which|after\s+a\s+(?:while|moment|"
+                    r"pause)|however|meanwhile|just\s+then|at\s+this\s+moment|suddenly|finally|"
+                    r"instantly|afterwards),?\s+)+", re.I)
+_MODAL = frozenset("to would could should might may must can will shall not never didn’t didn't "
+                   "don’t don't cannot couldn’t couldn't wouldn’t wouldn't nobody".split())
+
+
+@dataclass
+class Tag:
+    subject: str  # as written: "the March Hare", "she", "I", "Scrooge's nephew"
+    start: int  # where the subject is in the text searched
+    end: int  # where the tag ends (after the verb or the subject)
+    verb: bool = True  # a speech verb (False: an action beat)
+
+
+def clean(text: str) -> str:
+    return text.replace("_", " ")
+
+
+def _tag(m: re.Match, offset: int = 0) -> Tag:
+    return Tag(m.group("s"), m.start("s") + offset, m.end() + offset)
+
+
+_HEARD = re.compile(rf"{_LEAD}(?:I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey)\s+(?:heard|hear)\s+(?P<s>{SUBJ})\s+"
+                    r"(?:say|cry|ask|exclaim|mutter|whisper|shout|remark|call|reply)\b")
+
+
+def tag_after(seg: str) -> Tag | None:
+    """The speech tag at the start of the narration after a quotation."""
+    seg = clean(seg)
+    for pattern in (_HEARD, _VERB_SUBJ, _SUBJ_VERB):
+        if m := pattern.match(seg):
+            return _tag(m)
+    return None
+
+
+def last_sentence(seg: str) -> tuple[int, str]:
+    """The last sentence of a piece of narration and where it starts."""
+    starts = [m.end() for m in _SENTENCE_END.finditer(seg)]
+    start = starts[-1] if starts else 0
+    return start, seg[start:]
+
+
+def clause_subject(sentence: str) -> tuple[int, str] | None:
+    """The subject at the start of a sentence (after `And`, `Then`, `On which` …): a name,
+    a description or a pronoun followed by a verb-like word."""
+    s = clean(sentence)
+    lead = len(s) - len(s.lstrip(" ([“\"‘'—–-"))
+    intro = _INTRO.match(s[lead:])
+    at = lead + (intro.end() if intro else 0)
+    m = re.match(rf"(?P<s>{SUBJ})(?:,\s+[^,]{{1,60}},)?\s+(?:{ADV}\s+){{0,2}}(?P<v>[a-z][a-z’']*)", s[at:])
+    if not m or m.group("v") in _NOT_VERBS:
+        return None
+    return at + m.start("s"), m.group("s")
+
+
+_NOT_VERBS = frozenset("of and or to in at with for from on upon into by as than like who whom "
+                       "which that whose the a an".split())
+
+
+def tag_before(seg: str) -> Tag | None:
+    """The speech tag that ends the narration before a quotation: `X said, `, `said X:`,
+    `X looked up and said `, `she went on, without looking round, `."""
+    seg = clean(seg)
+    start, sentence = last_sentence(seg)
+    for v in reversed(list(re.finditer(rf"\b{VERB}\b", sentence))):
+        if (found := _tag_at(sentence, v)) is not None:
+            return Tag(found[1], start + found[0], start + v.end()) if found[1] else None
+    return None
+
+
+def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
+    """(where, subject) of the speech verb `v` when it introduces what follows the
+    sentence; (0, "") when it does but its subject is no one the text names; None when the
+    verb is too far from the quotation."""
+    after = sentence[v.end():]
+    if len(after.split()) > 9 or re.search(r"[.!?]", after.rstrip(" .!?:,;—–-")) \
+            or re.match(r"\s+(?:nothing|not|no)\b", after):
+        return None
+    head = sentence[:v.start()]
+    words = head.split()
+    if words and words[-1].casefold() in _MODAL:
+        return 0, ""  # `to say "Drink me"`, `would say`, `never said`
+    if m := re.search(rf"(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s*$", head):
+        if not _object_pronoun(head, m):
+            return m.start("s"), m.group("s")
+    if m := re.match(rf"(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])", after):
+        return v.end() + m.start("s"), m.group("s")
+    if re.search(r"(?:\band|\bthen|,)\s*(?:(?:\w+ly|had|has|have|was|were|just|then|again|began|"
+                 r"begun|went|kept|continued|started)\s+)*$", head):
+        if found := last_subject(head):
+            return found
+    return 0, ""
+
+
+def last_subject(head: str) -> tuple[int, str] | None:
+    """The last subject (a name, description or pronoun followed by a verb) in the clause
+    before a coordinated speech verb: `The Dormouse shook its head, and said`."""
+    clause_start = max(head.rfind(";"), head.rfind(":")) + 1
+    found = None
+    for m in re.finditer(rf"(?<![\w’'-])(?=(?P<s>{SUBJ})(?:,\s+[^,]{{1,60}},)?\s+(?:{ADV}\s+){{0,2}}"
+                         r"(?P<v>[a-z][a-z’']*))", head[clause_start:]):
+        pre = head[:clause_start + m.start("s")]
+        if m.group("s").split()[0].casefold() in STOP_WORDS and not re.fullmatch(PRONOUN, m.group("s")):
+            continue
+        if m.group("v") in _NOT_VERBS or re.search(r"\b(?:to|at|with|for|from|on|upon|by|of|than|like|"
+                                                   r"into|that|whether|if)\s+$", pre):
+            continue
+        found = (clause_start + m.start("s"), m.group("s"))
+    return found
+
+
+def unknown_tag(seg: str, after: bool) -> bool:
+    """A speech tag whose speaker is no one the text names (`said a timid voice`, `the
+    soldiers shouted`, `she heard one of them say,`): the quotation is someone's, but not
+    any character's the rules know."""
+    seg = clean(seg)
+    if after:
+        return bool(re.match(rf"{_LEAD}(?:{VERB}\s+(?:[a-z]+ly\s+)?(?:the|a|an|one|some|several|all|"
+                             rf"both|two|three|another|somebody|someone|everybody|everyone)\b|"
+                             rf"(?:the|a|an|one|some|several|all|two|three)\s+[a-z]+(?:\s+[a-z]+)?"
+                             rf"\s+{VERB}\b)", seg))
+    if seg.rstrip()[-1:] in ".!?":
+        return False
+    _, sentence = last_sentence(seg)
+    return any(_tag_at(sentence, v) == (0, "") for v in re.finditer(rf"\b{VERB}\b", sentence))
+
+
+def _object_pronoun(head: str, m: re.Match) -> bool:
+    """`one of them say`, `heard it say` — a pronoun after a verb or preposition is an object
+    in form but can still be the speaker (`hear the Rabbit say`); only `them`/`him`/`her` are
+    never subjects."""
+    return m.group("s").casefold() in ("them", "him", "her")
+
+
+def beat(seg: str) -> Tag | None:
+    """The subject of the last sentence of narration right before an untagged quotation."""
+    seg = clean(seg).rstrip()
+    if not seg or seg[-1:] not in ".!?:;,—–-)":
+        return None
+    start, sentence = last_sentence(seg)
+    found = clause_subject(sentence)
+    if not found:
+        return None
+    return Tag(found[1], start + found[0], len(seg), verb=False)
+
+
+def is_tag_only(seg: str) -> bool:
+    """Narration between two quotations that is only the first one's tag (with a phrase
+    after it, no new sentence): the second quotation goes on the same speech."""
+    seg_clean = clean(seg)
+    t = tag_after(seg_clean)
+    if not t:
+        return False
+    rest = seg_clean[t.end:].strip(" ,.;:!?—–-")
+    return not re.search(r"[.!?;]\s+\S", seg_clean[t.end:].rstrip()) or not rest
