@@ -7,6 +7,9 @@ from .render import esc
 BADGE = ('<span class="bm-badge bm-{kind}" style="display:inline-block;padding:0 6px;'
          'border-radius:8px;font-size:0.8em;margin-right:4px;background:{bg};color:#fff">'
          '{label}</span>')
+# a card or lore entry at a turn: badge kind and label per status (see lore_report.py)
+LORE = {"grounded": ("reused", "grounded"), "dropped": ("collapsed", "dropped"),
+        "unused": ("?", "not used")}
 COLORS = {"reused": "#2e7d32", "initialized": "#1565c0", "collapsed": "#6d4c41", "?": "#757575",
           "fallback": "#ef6c00"}
 
@@ -54,8 +57,14 @@ def activity_html(act: dict | None, turn_label: str = "") -> str:
                 f"<li>{esc(s['title'])}: p {s['p_old']} → {s['p_new']}, read {s['actions_read']} "
                 f"actions (without reuse {s['actions_read_wo']}), {s['calls']} calls, "
                 f"{s['prompt_tokens'] + s['completion_tokens']} tokens "
-                f"(without reuse ≈{round(s['tokens_wo'])}){_stall(act['stalls'].get(s['bookmark']))}"
-                "</li>")
+                f"(without reuse ≈{round(s['tokens_wo'])}){_cached(s.get('cached'))}"
+                f"{_stall(act['stalls'].get(s['bookmark']))}</li>")
+        parts.append("</ul>")
+    if act.get("lore"):
+        parts.append("<b>Card and lore memory</b><ul>")
+        parts += [f'<li class="lore lore-{e["status"]}">{badge(LORE[e["status"]][0], LORE[e["status"]][1])}'
+                  f'<b>{esc(e["title"])}</b> <small>({esc(e["why"])})</small></li>'
+                  for e in act["lore"]]
         parts.append("</ul>")
     if act["state_changes"]:
         parts.append("<b>State traces</b><ul>")
@@ -68,8 +77,10 @@ def activity_html(act: dict | None, turn_label: str = "") -> str:
     calls, usage = act["calls"], act.get("usage") or {}
     memory_tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
     parts.append(f"<p><small>This turn's memory: {usage.get('calls', 0)} model calls, "
-                 f"{memory_tokens} tokens (as in the cost meter); actor tries: "
-                 f"{act['actor_tries']}. Logged since the previous line: {calls['calls']} model "
+                 f"{memory_tokens} tokens (as in the cost meter); "
+                 + (f"actor tries: {act['actor_tries']}" if act["actor_tries"] is not None
+                    else "no actor call (a greeting or a line written by hand)")
+                 + f". Logged since the previous line: {calls['calls']} model "
                  f"calls, {calls['tokens']} tokens, {calls['latency_ms'] / 1000:.1f} s of model "
                  "time — this includes discarded attempts (a regenerated line) and background "
                  "work for other speakers.</small></p>")
@@ -93,7 +104,9 @@ def cost_html(meter: dict) -> str:
         f"(≈{t['sync_tokens_without_reuse']} without reuse)<br>"
         f"Scene so far: {s['memory_tokens']} memory tokens; sync {s['sync_tokens']} "
         f"(≈{s['sync_tokens_without_reuse']} without reuse) — <b>saved ≈{s['saved']} tokens by "
-        "reuse</b></div>")
+        "reuse</b>"
+        + (f"; ≈{s['from_cache']} tokens of work served from the reply cache"
+           if s.get("from_cache") else "") + "</div>")
 
 
 def passage_md(lines: list[dict]) -> str:
@@ -117,6 +130,14 @@ def timeline_html(timeline: dict) -> str:
                      f"{esc(v['text'])}</pre>{diff}</li>")
     parts.append("</ol>")
     return "".join(parts)
+
+
+def _cached(cached: dict | None) -> str:
+    """A synchronization the reply cache served: what the same work cost the first time."""
+    if not cached:
+        return ""
+    return (f' — <b class="from-cache">from cache</b>: this work first took '
+            f'{cached["calls"]} calls, {cached["tokens"]} tokens')
 
 
 def _stall(stall: dict | None) -> str:

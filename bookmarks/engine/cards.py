@@ -13,12 +13,13 @@ its start point: other scenes and the story's shared memory are untouched.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel
 
 from bookmarks.engine.grounding import MemoryWrites, VersionWrite
 from bookmarks.engine.lineage import Lineage
 from bookmarks.engine.recall import memory_spaces, new_bookmark, visible_bookmarks
-from bookmarks.engine.textsearch import mention_pattern
 from bookmarks.memory import (
     BehavioralContent,
     BehavioralExample,
@@ -119,6 +120,45 @@ def attach(store: Store, scene_id: int, *, card: Card | None = None,
     return len(items)
 
 
+_WORD = re.compile(r"\w+(?:['’]\w+)*")
+
+
+def _forms(word: str) -> frozenset[str]:
+    """A word and its possible singular forms (beasts → beast, lenses → lens, stories →
+    story, wolves → wolf or wolfe, Shadowfang's → shadowfang), case-folded: a key's word
+    and the scene's match when they share a form."""
+    w = word.casefold().removesuffix("'s").removesuffix("’s")
+    forms = {w}
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        forms.add(w[:-1])
+        if w.endswith("es"):
+            forms.add(w[:-2])
+        if w.endswith("ies"):
+            forms.add(w[:-3] + "y")
+        if w.endswith("ves"):
+            forms |= {w[:-3] + "f", w[:-3] + "fe"}
+    return frozenset(forms)
+
+
+def _words(text: str) -> list[frozenset[str]]:
+    return [_forms(w) for w in _WORD.findall(text)]
+
+
+def matched_keys(keys: list[str], text: str) -> list[str]:
+    """The keys mentioned in `text`, as World Info matches them: case-insensitive, whole
+    words, a key of several words as those words in a row, singular and plural alike
+    ("Shadowfang beasts" mentions the keys "shadowfang", "beast" and "Shadowfang Beast")."""
+    words = _words(text)
+    found = []
+    for key in keys:
+        want = _words(key)
+        n = len(want)
+        if n and any(all(words[i + j] & want[j] for j in range(n))
+                     for i in range(len(words) - n + 1)):
+            found.append(key)
+    return found
+
+
 def active(bm: Bookmark, character: str, scene_text: str) -> bool:
     """Does a card or lore bookmark ground this turn without being proposed?"""
     if bm.activation == "always":
@@ -126,8 +166,7 @@ def active(bm: Bookmark, character: str, scene_text: str) -> bool:
     if bm.activation == "self":
         return bm.subject == character
     if bm.activation == "keys":
-        pattern = mention_pattern(getattr(bm.content, "keys", []) or [])
-        return bool(pattern and pattern.search(scene_text))
+        return bool(matched_keys(list(getattr(bm.content, "keys", []) or []), scene_text))
     return False
 
 

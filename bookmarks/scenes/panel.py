@@ -17,6 +17,8 @@ from bookmarks.memory import (
     StateNode,
     render_content,
 )
+from bookmarks.scenes.lore_report import lore_report
+from bookmarks.scenes.sync_account import account
 from bookmarks.store import SceneInfo, Store
 
 CONTEXT = 3  # trunk lines shown before a scene's first turn
@@ -44,6 +46,7 @@ def scene_storyline(store: Store, scene: SceneInfo) -> list[dict]:
 
 def turn_activity(store: Store, turn_id: int) -> dict:
     events = store.turn_events(turn_id)
+    story_id = store.scene(store.turn(turn_id).scene_id).story_id
     outcome: dict[str, dict] = {}
     for e in events:
         if e["kind"] in ("reused", "initialized", "collapsed"):
@@ -61,13 +64,17 @@ def turn_activity(store: Store, turn_id: int) -> dict:
         "proposed": proposed,
         "reused_profiles": [e for e in events if e["kind"] in ("reused", "initialized")
                             and e.get("type") == PROFILE],
-        "syncs": [e for e in events if e["kind"] == "synchronized"],
+        # figures as the call log has them (cache-served work at its original cost)
+        "syncs": account(store, story_id, [e for e in events if e["kind"] == "synchronized"]),
         "knowledge": next((e for e in events if e["kind"] == "knowledge"), None),
         "stalls": {e["bookmark"]: e for e in events
                    if e["kind"] in ("sync_stalled", "sync_deferred")},
         "state_changes": [e for e in events if e["kind"] in ("state_refined", "state_appended")],
         # where the memory degraded instead of failing on invalid model output
         "fallbacks": [e for e in events if e["kind"] == "fallback"],
+        # what card and lorebook entries did for this line, and why the others did not
+        "lore": lore_report(store, turn_id, events, grounded.get("pieces", []),
+                            grounded.get("text", "")),
         "grounding": grounded.get("text", ""),
         "pieces": grounded.get("pieces", []),
         "evidence": sorted({i for p in grounded.get("pieces", []) for i in p.get("evidence", [])}),
@@ -78,15 +85,17 @@ def turn_activity(store: Store, turn_id: int) -> dict:
 
 
 def cost_meter(store: Store, scene_id: int, turn_id: int | None) -> dict:
+    story_id = store.scene(scene_id).story_id
+
     def tally(events: list[dict]) -> dict:
-        syncs = [e for e in events if e["kind"] == "synchronized"]
+        syncs = account(store, story_id, [e for e in events if e["kind"] == "synchronized"])
         usage = [e["memory"] for e in events if e["kind"] == "usage"]
-        actual = sum(e["prompt_tokens"] + e["completion_tokens"] for e in syncs)
-        without = sum(e["tokens_wo"] for e in syncs)
         return {"memory_tokens": sum(u.get("prompt_tokens", 0) + u.get("completion_tokens", 0)
                                      for u in usage),
-                "sync_tokens": actual, "sync_tokens_without_reuse": round(without),
-                "saved": round(max(0.0, without - actual))}
+                "sync_tokens": sum(e["tokens"] for e in syncs),
+                "sync_tokens_without_reuse": round(sum(e["tokens_wo"] for e in syncs)),
+                "saved": round(sum(e["saved"] for e in syncs)),
+                "from_cache": round(sum(e["work_tokens"] - e["tokens"] for e in syncs))}
 
     scene_events = store.scene_events(scene_id, ("synchronized", "usage"))
     turn_events = store.turn_events(turn_id) if turn_id else []

@@ -81,3 +81,90 @@ def test_pickers_start_empty(tmp_path):
     pickers = {b.elem_id: b for b in demo.blocks.values() if isinstance(b, gr.Dropdown)}
     for elem_id in ("play-story", "play-scenes", "library-story"):
         assert pickers[elem_id].value is None, elem_id
+
+
+def test_lore_keys_match_as_world_info_does():
+    """Case-insensitive, whole words, several words in a row, singular and plural alike."""
+    from bookmarks.engine.cards import matched_keys
+
+    line = "Beware the Shadowfang beasts on the moors, Tomas's lenses!"
+    assert matched_keys(["shadowfang", "beasts", "Shadowfang Beast", "beast"], line) == \
+        ["shadowfang", "beasts", "Shadowfang Beast", "beast"]
+    assert matched_keys(["moor", "lens", "tomas"], line) == ["moor", "lens", "tomas"]
+    assert matched_keys(["fang", "beasts moors", "is", "the moon"], line) == []
+    assert matched_keys(["wolf", "story", "knife"], "wolves, stories and knives") == \
+        ["wolf", "story", "knife"]
+
+
+def _card_scene(tmp_path, entries: list[dict]):
+    import json
+
+    from bookmarks.models.testing import ScriptedMemory
+    from bookmarks.scenes.new_scene import EMPTY_STAGE, start_scene
+    from bookmarks.stories.sillytavern_card import read_card
+
+    card = read_card(json.dumps({"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Marisol Quill", "description": "A cartographer who maps tides by ear.",
+        "first_mes": "Seven waves, {{user}}.", "mes_example": "",
+        "character_book": {"entries": entries}}}).encode(), "marisol.json")
+    services = make_services(tmp_path, ScriptedFakeModel(default=ScriptedMemory(sections=[])))
+    scene = start_scene(services.store, story_id=None, point=None, cast=[], card=card,
+                        method="bookmarks", settings={"budget": 3})
+    assert services.store.story(scene.story_id).title == EMPTY_STAGE
+    return services, scene
+
+
+def test_a_card_alone_starts_a_scene_on_an_empty_stage(tmp_path):
+    from bookmarks.models.llm import run_sync
+    from bookmarks.scenes.new_scene import YOU
+    from bookmarks.scenes.play import generate_turn
+
+    services, scene = _card_scene(tmp_path, [])
+    store = services.store
+    assert scene.cast == ["Marisol Quill", YOU] and scene.start_point == 0
+    assert [t.text for t in store.turns(scene.id)] == ["Seven waves, User."]
+    store.add_turn(scene.id, character=YOU, text="Which tide tonight?", source="user")
+    turn = run_sync(generate_turn(store, services.llms, scene.id, "Marisol Quill"))
+    grounded = next(e for e in store.turn_events(turn.id) if e["kind"] == "grounded")
+    assert "maps tides by ear" in grounded["text"]
+    # a second card scene plays on the same empty stage
+    _, again = _card_scene(tmp_path, [])
+    assert again.story_id == scene.story_id
+
+
+def test_the_panel_says_which_lore_grounded_and_why_not(tmp_path):
+    """Mentioned (plural for a singular key) → grounded; not mentioned → said, with its
+    keys; mentioned but past the grounding's token budget → dropped for the budget."""
+    from bookmarks.models.llm import run_sync
+    from bookmarks.scenes import panel
+    from bookmarks.scenes.new_scene import YOU
+    from bookmarks.scenes.play import generate_turn
+    from ui.panel import activity_html
+
+    long = "The beasts hunt in packs along the tideline. " * 70  # ≈3,100 characters
+    services, scene = _card_scene(tmp_path, [
+        {"keys": ["Shadowfang Beast"], "content": "Shadowfang beasts fear brass whistles.",
+         "comment": "Shadowfang", "enabled": True, "insertion_order": 30},
+        {"keys": ["moor"], "content": "The moor floods at spring tide.", "comment": "The moor",
+         "enabled": True, "insertion_order": 20},
+        {"keys": ["tideline"], "content": long, "comment": "Packs", "enabled": True},
+        {"keys": ["gate"], "content": long, "comment": "The gate", "enabled": True},
+        {"keys": ["pack"], "content": long, "comment": "Hunting", "enabled": True}])
+    store = services.store
+    store.add_turn(scene.id, character=YOU, text="Shadowfang beasts at the gate, by the "
+                   "tideline, in packs!", source="user")
+    turn = run_sync(generate_turn(store, services.llms, scene.id, "Marisol Quill"))
+    act = panel.turn_activity(store, turn.id)
+    lore = {e["title"]: e for e in act["lore"]}
+    assert lore["Shadowfang"]["status"] == "grounded"
+    assert "Shadowfang Beast" in lore["Shadowfang"]["why"]
+    assert lore["The moor"]["status"] == "unused" and "keys: moor" in lore["The moor"]["why"]
+    assert lore["Who Marisol Quill is"]["status"] == "grounded"
+    dropped = [e for e in act["lore"] if e["status"] == "dropped"]
+    assert dropped and all("token budget" in e["why"] for e in dropped)
+    assert any("cut short" in e["why"] for e in act["lore"] if e["status"] == "grounded")
+    html = activity_html(act, "2 · Marisol Quill")
+    assert "Card and lore memory" in html and "no key mentioned" in html
+    # the greeting turn: no actor was asked, and the panel says so (not "tries: None")
+    greeting = store.turns(scene.id)[0]
+    assert "actor tries: None" not in activity_html(panel.turn_activity(store, greeting.id))

@@ -4,10 +4,14 @@ is true. Every wait is on a condition, with generous bounds (never a fixed sleep
 
 from __future__ import annotations
 
+import json
+import re
+import sqlite3
 import time
 
 import pytest
 
+from bookmarks.models.testing import ScriptedMemory
 from bookmarks.store import Store
 from tests.fake_server import scripted_server
 from tests.ui.test_browser import App, browser, pick, pick_story, shot  # noqa: F401
@@ -150,3 +154,79 @@ def test_first_visit_says_where_to_start_until_dismissed(tmp_path, browser):  # 
         finally:
             app.stop()
 
+
+
+def _db(tmp_path, sql: str, params=()) -> list[dict]:
+    with sqlite3.connect(tmp_path / "bookmarks.db") as db:
+        db.row_factory = sqlite3.Row
+        return [dict(r) for r in db.execute(sql, params)]
+
+
+def _events(tmp_path, turn_id: int, kind: str) -> list[dict]:
+    return [json.loads(r["payload"]) for r in _db(
+        tmp_path, "SELECT payload FROM turn_events WHERE turn_id = ? AND kind = ? ORDER BY seq",
+        (turn_id, kind))]
+
+
+def _last_turn(tmp_path) -> dict:
+    return _db(tmp_path, "SELECT * FROM turns ORDER BY id DESC LIMIT 1")[0]
+
+
+def test_panel_figures_are_the_call_logs(tmp_path, browser):  # noqa: F811
+    """Item 3: after Regenerate (memory reused, nothing read) the cost without reuse is
+    calls without reuse × the call log's tokens per synchronization call, not 0; a second
+    scene whose synchronization the reply cache served says "from cache" with what the
+    same work first cost — the call log's tokens for it."""
+    one = ScriptedMemory(sections=[{"title": "Wren Adeyemi's plan", "type": "state",
+                                    "subject": "Wren Adeyemi"}])
+    with scripted_server(one) as url:
+        app = App(tmp_path, url, env=QUIET)
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(app.url)
+            page.get_by_role("tab", name="Play").click()
+            pick_story(page, "The Night Ferry", "Isolde Marsh")
+            page.locator("#start-scene").click()
+            page.wait_for_selector("#scene-title :text('The Night Ferry')", timeout=90_000)
+            page.locator("#next-turn").click()
+            page.wait_for_selector("#memory-panel :text('initialized')", timeout=120_000)
+            page.locator("#regenerate").click()
+            page.wait_for_selector("#memory-panel :text('reused')", timeout=120_000)
+            panel = page.locator("#memory-panel").inner_text()
+            found = re.search(r"read 0 actions \(without reuse (\d+)\), 0 calls, 0 tokens "
+                              r"\(without reuse ≈(\d+)\)", panel)
+            assert found, panel
+            (sync,) = _events(tmp_path, _last_turn(tmp_path)["id"], "synchronized")
+            rate = _db(tmp_path, "SELECT AVG(prompt_tokens + completion_tokens) AS t FROM "
+                                 "llm_calls WHERE role = 'memory' AND ok = 1 AND cached = 0 "
+                                 "AND purpose = ?", (f"sync:{sync['type']}",))[0]["t"]
+            assert int(found.group(1)) == sync["actions_read_wo"] > 0
+            assert int(found.group(2)) == round(sync["calls_wo"] * rate) > 0
+            meter = page.locator("#cost-meter").inner_text()
+            saved = int(re.search(r"saved ≈(\d+) tokens by reuse", meter).group(1))
+            assert saved > 0, meter
+            shot(page, "w3-regenerated-panel")
+            # a second scene at the same point: its synchronization is the reply cache's
+            page.locator("#start-scene").click()
+            page.wait_for_selector("#scene-title :text('you play')", timeout=90_000)
+            page.wait_for_selector("#memory-panel :text('Select a model turn')", timeout=90_000)
+            page.locator("#next-turn").click()
+            page.wait_for_selector("#memory-panel :text('from cache')", timeout=120_000)
+            panel = page.locator("#memory-panel").inner_text()
+            first = re.search(r"from cache: this work first took (\d+) calls, (\d+) tokens",
+                              panel)
+            assert first, panel
+            (sync,) = _events(tmp_path, _last_turn(tmp_path)["id"], "synchronized")
+            first_scene = _db(tmp_path, "SELECT MIN(id) AS id FROM scenes")[0]["id"]
+            logged = _db(tmp_path, "SELECT COUNT(*) AS n, SUM(prompt_tokens + "
+                                   "completion_tokens) AS t FROM llm_calls WHERE scene_id = ? "
+                                   "AND cached = 0 AND ok = 1 AND purpose = 'sync:state'",
+                         (first_scene,))[0]
+            assert (int(first.group(1)), int(first.group(2))) == (logged["n"], logged["t"])
+            assert sync["calls"] < logged["n"]
+            assert f"without reuse ≈{logged['t']})" in panel
+            assert "served from the reply cache" in page.locator("#cost-meter").inner_text()
+            shot(page, "w3-from-cache")
+        finally:
+            app.stop()

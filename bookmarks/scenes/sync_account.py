@@ -1,0 +1,61 @@
+"""What each synchronization of a turn cost, told as the call log and the sync-cost
+records have it, for the memory panel and the cost meter.
+
+A `synchronized` event counts the calls and tokens its own model calls used. Two cases
+made that untrue on the page:
+
+- The reply cache served its calls (the same prompts were asked before: a second scene at
+  the same point, a fork, a line undone and played again). It spent nothing now, yet the
+  work has a cost: that of the first identical synchronization (same bookmark, same
+  checkpoints p_old → p_new), kept in the sync-cost records. It is shown as the
+  original cost, "from cache"; a synchronization from p = 0 counts it as its cost without
+  reuse.
+- It read nothing (the bookmark was already up to date: reuse at its best, e.g. a
+  regenerated line), so there was no call to measure tokens per call from, and its cost
+  without reuse (calls_wo × tokens per call) came out 0. Tokens per call are then the
+  call log's mean over this database's uncached synchronization calls of its type.
+"""
+
+from __future__ import annotations
+
+from bookmarks.store import Store
+
+
+def account(store: Store, story_id: int, syncs: list[dict]) -> list[dict]:
+    """The `synchronized` events with true figures added: `tokens` (spent now),
+    `cached` (None, or the first identical synchronization's calls, tokens and turn),
+    `work_tokens` (what the work costs: the original when served from cache),
+    `tokens_wo` (without reuse, filled in from the call log where it was missing) and
+    `saved` (by reuse: without reuse, less the work)."""
+    if not syncs:
+        return []
+    rows: list[dict] | None = None
+    rates: dict[str, float] = {}
+    out = []
+    for event in syncs:
+        e = dict(event)
+        spent = e.get("prompt_tokens", 0) + e.get("completion_tokens", 0)
+        e["tokens"], e["cached"] = spent, None
+        if e.get("actions_read", 0) > 0:
+            if rows is None:
+                rows = store.sync_costs(story_id)
+            first = next((r for r in rows if r["bookmark_id"] == e.get("bookmark")
+                          and r["p_old"] == e["p_old"] and r["p_new"] == e["p_new"]
+                          and r["calls"] > e.get("calls", 0)), None)
+            if first is not None:
+                e["cached"] = {"calls": first["calls"], "turn_id": first["turn_id"],
+                               "tokens": first["prompt_tokens"] + first["completion_tokens"]}
+        work = e["cached"]["tokens"] if e["cached"] else spent
+        without = float(e.get("tokens_wo") or 0)
+        if e["cached"] and e["p_old"] == 0:
+            without = max(without, work)
+        elif not without and e.get("calls_wo"):
+            kind = e.get("type", "")
+            if kind not in rates:
+                measured = store.call_rates("memory", f"sync:{kind}")
+                rates[kind] = float(measured.get("tokens") or 0) if measured.get("n") else 0.0
+            without = e["calls_wo"] * rates[kind]
+        e["work_tokens"], e["tokens_wo"] = work, without
+        e["saved"] = max(0.0, without - work)
+        out.append(e)
+    return out
