@@ -111,6 +111,14 @@ def test_a_card_starts_a_scene_with_one_copy_of_each_lore_entry(tmp_path):
         assert all(b.pinned for b in memory)
     finally:
         store.close()
+    # a card alone, with no story: a scene on an empty stage, as in the Play tab
+    out = run(tmp_path, "card", "add", str(tmp_path / "card.json"))
+    assert out.returncode == 0 and "on an empty stage" in out.stdout, out.stderr
+    store = store_of(tmp_path)
+    try:
+        assert store.scene(2).cast == ["Marisol Quill", "You"]
+    finally:
+        store.close()
 
 
 def test_lore_pinned_to_a_story_reaches_every_scene(tmp_path):

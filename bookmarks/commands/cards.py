@@ -20,6 +20,7 @@ from bookmarks.engine.lineage import Lineage
 from bookmarks.engine.methods import METHODS
 from bookmarks.engine.recall import memory_spaces, new_bookmark, visible_bookmarks
 from bookmarks.errors import BookmarksError
+from bookmarks.scenes.new_scene import card_cast, start_scene
 from bookmarks.store import SceneInfo, Store
 from bookmarks.stories.sillytavern import Card, LoreEntry
 from bookmarks.stories.sillytavern_card import read_card
@@ -113,33 +114,37 @@ def pin_to_story(store: Store, story_id: int, *, card: Card | None = None,
     return len(items), known
 
 
-def new_scene(store: Store, story_id: int, args: argparse.Namespace, card: Card | None,
+def new_scene(store: Store, story_id: int | None, args: argparse.Namespace, card: Card | None,
               lore: list[LoreEntry], budget: int) -> tuple[SceneInfo, int]:
-    """A scene as the Play tab starts one: at a story point, with a cast (default: the
-    story's first two major characters) and the card's character; its memory attached, its
-    greeting the first line. Returns it and the number of entries it already held."""
-    info = store.story(story_id)
-    chars = store.characters(story_id)
-    known = {c.name.casefold(): c.name for c in chars}
-    cast = [known.get(n.strip().casefold(), n.strip()) for n in args.cast or [] if n.strip()]
-    if args.cast is None:
-        cast = [c.name for c in chars if c.major][:2] or [c.name for c in chars][:2]
-    if card is not None and card.name not in cast:
-        cast.append(card.name)
-    cast = list(dict.fromkeys(cast))
-    if len(cast) < 2:
-        raise BookmarksError("A scene needs at least two characters: name them with --cast.")
-    point = info.n_actions // 2 if args.at is None else args.at
-    if not 0 <= point <= info.n_actions:
-        raise BookmarksError(f"--at: the story point must be between 0 and {info.n_actions}.")
-    scene = store.create_scene(story_id, start_point=point, cast=cast, setting=args.setting.strip(),
-                               method=args.method, title=args.title or "",
-                               settings={"budget": budget, "order": "round-robin",
-                                         "knowledge": args.knowledge})
-    _, known = attach_new(store, scene, card, lore)
-    if card is not None and card.first_message.strip():
-        store.add_turn(scene.id, character=card.name, text=card.first_message.strip()[:2000],
-                       source="card")
+    """A scene started as the Play tab starts one (`scenes.new_scene.start_scene`): at a
+    story point (default: the middle), with a cast (default: the story's first two major
+    characters) and the card's character, its memory attached, its greeting the first line;
+    with no story, a card alone on an empty stage. Lore the story already holds pinned there
+    is left out. Returns the scene and the number of entries left out so."""
+    cast = [" ".join(n.split()) for n in args.cast or [] if n.strip()]
+    point, known = None, 0
+    if story_id is not None:
+        info = store.story(story_id)
+        chars = store.characters(story_id)
+        names = {c.name.casefold(): c.name for c in chars}
+        cast = [names.get(n.casefold(), n) for n in cast]
+        if args.cast is None:
+            cast = [c.name for c in chars if c.major][:2] or [c.name for c in chars][:2]
+        point = info.n_actions // 2 if args.at is None else args.at
+        if not 0 <= point <= info.n_actions:
+            raise BookmarksError(f"--at: the story point must be between 0 and {info.n_actions}.")
+        members = card_cast(card, cast, empty=info.n_actions == 0)
+        if len(members) < 2:
+            raise BookmarksError("A scene needs at least two characters: name them with --cast.")
+        spaces = [f"{SHARED}@{who}" for who in members] if args.knowledge == "witnessed" \
+            else [SHARED]
+        lore, known = not_yet_pinned(store, story_id, Lineage.of(store, info.trunk_id), point,
+                                     spaces, lore)
+    bookless = card.model_copy(update={"lorebook": []}) if card is not None else None
+    scene = start_scene(store, story_id=story_id, point=point, cast=cast,
+                        setting=args.setting, method=args.method, card=bookless, lore=lore,
+                        settings={"budget": budget, "order": "round-robin",
+                                  "knowledge": args.knowledge})
     return store.scene(scene.id), known
 
 
@@ -179,7 +184,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     card, lore, dropped = read_inputs(card_path, lore_paths, limit, args.user)
     if card is None and not lore:
         raise BookmarksError(f"{', '.join(lore_paths)}: no lore entries to add.")
-    if args.scene is None and args.story is None:
+    if args.scene is None and args.story is None and (card is None or args.pin):
         raise BookmarksError("Give --story ID (or --scene ID).")
     if args.scene is not None:
         scene = store.scene(args.scene)
@@ -193,6 +198,11 @@ def cmd_add(args: argparse.Namespace) -> int:
         n, known = attach_new(store, scene, card, lore)
         print(f"Added to scene {scene.id} ({scene.title!r}): "
               f"{_summary(card, lore, dropped, known)}; {n} pinned memories.")
+        return 0
+    if args.story is None:  # a card alone: a scene on an empty stage, as in the Play tab
+        scene, _ = new_scene(store, None, args, card, lore, services.settings.budget)
+        print(f"Scene {scene.id} ({scene.title!r}), cast {', '.join(scene.cast)}: "
+              f"{_summary(card, lore, dropped)}. Play it in the web app (bookmarks serve).")
         return 0
     info = store.story(args.story)
     if args.pin:
@@ -224,7 +234,8 @@ def add_parsers(sub) -> None:
                            help="a World Info file to add with it (repeatable)")
         else:
             q.add_argument("files", nargs="+", metavar="FILE", help="World Info files")
-        q.add_argument("--story", type=int, help="story id (see: bookmarks list)")
+        q.add_argument("--story", type=int, help="story id (see: bookmarks list); a card "
+                                                 "without one starts a scene on an empty stage")
         where = q.add_mutually_exclusive_group()
         where.add_argument("--scene", type=int, help="add to this existing scene")
         where.add_argument("--pin", action="store_true",
@@ -234,7 +245,6 @@ def add_parsers(sub) -> None:
                        help="new scene: a character (repeatable; default: the first two major "
                             "ones, and the card's)")
         q.add_argument("--setting", default="", help="new scene: where and when")
-        q.add_argument("--title", help="new scene: its title")
         q.add_argument("--method", default="bookmarks", choices=list(METHODS))
         q.add_argument("--knowledge", choices=("omniscient", "witnessed"), default="omniscient")
         q.add_argument("--user", default="User", help="the name {{user}} stands for")
