@@ -90,7 +90,7 @@ def activity_html(act: dict | None, turn_label: str = "") -> str:
             for p in act["pieces"] if p.get("evidence"))
         parts.append("<details open><summary><b>Grounding the actor saw</b></summary>"
                      f"<pre style='white-space:pre-wrap'>{esc(act['grounding'])}</pre>"
-                     f"<b>Evidence</b><ul>{pieces}</ul></details>")
+                     + (f"<b>Evidence</b><ul>{pieces}</ul>" if pieces else "") + "</details>")
     else:
         parts.append("<p><i>No grounding (Vanilla, or nothing relevant yet).</i></p>")
     return "\n".join(parts)

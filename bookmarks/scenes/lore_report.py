@@ -23,6 +23,8 @@ def lore_report(store: Store, turn_id: int, events: list[dict], pieces: list[dic
     """[{"title", "activation", "keys", "status": grounded | dropped | unused, "why"}].
     `pieces` and `grounding`: what the actor saw (a last piece cut at the token budget
     ends the text with " …")."""
+    if not any(e["kind"] == "grounded" for e in events):
+        return []  # a line the writer wrote, a greeting: nothing was grounded
     turn = store.turn(turn_id)
     scene = store.scene(turn.scene_id)
     space = f"story@{turn.character}" if scene.settings.get("knowledge") == "witnessed" \

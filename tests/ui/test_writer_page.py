@@ -230,3 +230,68 @@ def test_panel_figures_are_the_call_logs(tmp_path, browser):  # noqa: F811
             shot(page, "w3-from-cache")
         finally:
             app.stop()
+
+
+MARISOL = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+    "name": "Marisol Quill", "description": "A cartographer who maps tides by ear.",
+    "first_mes": "Seven waves, {{user}}. Then the gate sings.", "mes_example": "",
+    "character_book": {"entries": [
+        {"keys": ["Shadowfang Beast"], "content": "Shadowfang beasts fear brass whistles.",
+         "comment": "Shadowfang", "enabled": True, "insertion_order": 30},
+        {"keys": ["moor"], "content": "The moor floods at spring tide.", "comment": "The moor",
+         "enabled": True, "insertion_order": 20}]}}}
+
+
+def test_a_card_alone_plays_on_an_empty_stage_and_lore_says_why(tmp_path, browser):  # noqa: F811
+    """Items 6 and 4: right after upload a card is previewed and its character is in the
+    cast and You-play lists; with no story it starts a scene on an empty stage; a plural
+    mention grounds a singular lore key, and the panel lists card and lore memory with why
+    each entry grounded the line or not."""
+    card = tmp_path / "marisol.json"
+    card.write_text(json.dumps(MARISOL))
+    with scripted_server(ScriptedMemory(sections=[])) as url:
+        app = App(tmp_path, url, env=QUIET)
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(app.url)
+            page.get_by_role("tab", name="Play").click()
+            # with a story: the card's character joins its cast before any scene starts
+            pick_story(page, "The Night Ferry", "Isolde Marsh")
+            page.locator("#card-upload input[type=file]").set_input_files(str(card))
+            page.wait_for_selector("#card-preview :text('Marisol Quill')", timeout=90_000)
+            assert "maps tides by ear" in page.locator("#card-preview").inner_text()
+            assert "2 lorebook entries" in page.locator("#card-preview").inner_text()
+            page.wait_for_selector("#play-cast :text('Marisol Quill')", timeout=90_000)
+            assert "Isolde Marsh" in page.locator("#play-cast").inner_text()
+            pick(page, "play-you", "Marisol Quill")
+            shot(page, "w6-card-previewed")
+            # no story: a card alone
+            page.reload()
+            page.get_by_role("tab", name="Play").click()
+            page.locator("#card-upload input[type=file]").set_input_files(str(card))
+            page.wait_for_selector("#play-cast :text('Marisol Quill')", timeout=90_000)
+            page.wait_for_selector("#play-cast :text('You')", timeout=90_000)
+            pick(page, "play-you", "You")
+            page.locator("#start-scene").click()
+            page.wait_for_selector("#scene-title :text('on an empty stage')", timeout=90_000)
+            assert "you play: You" in page.locator("#scene-title").inner_text()
+            page.wait_for_selector("#scene-chat :text('Then the gate sings')", timeout=90_000)
+            page.locator("#user-line textarea").fill("Beware the Shadowfang beasts tonight.")
+            page.locator("#send-line").click()
+            page.wait_for_selector("#scene-chat :text('Shadowfang beasts tonight')",
+                                   timeout=90_000)
+            page.locator("#next-turn").click()
+            page.wait_for_selector("#memory-panel :text('Turn 3 · Marisol Quill')",
+                                   timeout=120_000)
+            panel = page.locator("#memory-panel").inner_text()
+            assert "Card and lore memory" in panel, panel
+            assert re.search(r"grounded\s*Shadowfang \(mentioned: Shadowfang Beast\)", panel)
+            assert re.search(r"not used\s*The moor \(no key mentioned in the last 6 lines "
+                             r"\(keys: moor\)\)", panel), panel
+            assert re.search(r"grounded\s*Who Marisol Quill is", panel)
+            assert "fear brass whistles" in panel and "floods at spring tide" not in panel
+            shot(page, "w4-lore-explained")
+            assert error_badges(page) == 0
+        finally:
+            app.stop()
