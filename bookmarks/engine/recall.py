@@ -42,15 +42,15 @@ def visible_bookmarks(store: Store, story_id: int, space: str, lineage: Lineage,
 def new_bookmark(story_id: int, space: str, subject: str, kind: str, title: str,
                  store: Store | None = None) -> Bookmark:
     """A bookmark to initialize, empty at p = 0. With `store`, a bookmark of the same
-    identity (type, subject, title) that exists but is not visible here (made later in the
-    story or on another branch) lends its id, so a section keeps one identity everywhere;
-    nothing of its content is used."""
+    identity (space, type, subject, title, compared normalized: see `identity_key`) that
+    exists but is not visible here (made later in the story or on another branch) lends its
+    id, so a section keeps one identity everywhere; nothing of its content is used. Without
+    one, the store creates it when the step commits — idempotently, so two steps that
+    initialize the same section at once share one row."""
     bm = Bookmark(id=None, story_id=story_id, space=space, subject=subject, type=kind,
                   title=title, p=0, content=empty_content(kind))
     if store is not None:
-        key = (kind, subject.casefold(), title.casefold())
-        bm.id = next((r["id"] for r in store.bookmarks(story_id, space)
-                      if (r["type"], r["subject"].casefold(), r["title"].casefold()) == key), None)
+        bm.id = store.bookmark_id(story_id, space, kind, subject, title)
     return bm
 
 

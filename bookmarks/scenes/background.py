@@ -2,14 +2,26 @@
 while the writer reads and types, so that pressing Next finds the grounding ready and only
 the actor call remains.
 
-One `Prefetcher` per app runs its work on its own event loop thread. Per scene at most one
-step is prepared at a time (single-flight: a turn for the same step waits for it instead of
-doing it again); at most `concurrency` scenes are prepared at once, so many open scenes do
-not flood one model server. A prepared step commits its memory writes as ordinary
-versions, in one transaction, and only if no line of the scene was undone or edited since
-it read them (the branch epoch); versions at earlier points stay valid checkpoints
-whatever the writer does next, so a step for another speaker or after a new line reads
-only the difference. Cancelling a scene stops its work.
+One `Prefetcher` per app runs its work on its own event loop thread. The rules:
+
+- **One job per scene, always.** A new step (another speaker, a new line, an undo) supersedes
+  the scene's job: the old one is cancelled, and stays tracked until its task has really
+  ended, so `cancel`, `wait_idle` and `running` see every task the prefetcher started
+  (`untracked` says whether any runs outside them). At most `concurrency` jobs run at
+  once, so many open scenes do not flood one model server.
+- **The branch epoch decides.** A prepared step commits its memory writes as ordinary
+  versions, in one transaction, and only if nothing it may have read changed since it
+  started (`Store.branch_epoch`: undo, edit, presence corrections, merges, bookmark edits
+  and pins, cards). The store tells the prefetcher of each such change: the affected
+  scenes' prepared steps are dropped and their jobs cancelled; deleting a story or a scene
+  cancels its jobs.
+- **Turns never wait blindly.** `take` hands a turn the step prepared for it, waiting for
+  it when it is being prepared — with a bound, and not at all when partial memory is on
+  (the turn then answers with the memory that is ready). A preparation that failed is
+  reported once, to the turn that asked for its step, instead of being silently redone.
+
+Versions at earlier points stay valid checkpoints whatever the writer does next, so a
+step for another speaker or after a new line reads only the difference.
 """
 
 from __future__ import annotations
@@ -20,43 +32,60 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bookmarks.config import Settings
 from bookmarks.engine.ground import ground_at
 from bookmarks.engine.lineage import Lineage
 from bookmarks.engine.progress import watch
-from bookmarks.errors import BookmarksError, StaleMemoryError
+from bookmarks.errors import BookmarksError, ModelError, NotFoundError, StaleMemoryError
 from bookmarks.models.llm import LLM, scene_scope
 from bookmarks.scenes.play import Prepared
 from bookmarks.store import Store
 
 log = logging.getLogger(__name__)
 
+WAIT_LIMIT = 600.0  # the longest a turn waits for its step being prepared (seconds)
 
-@dataclass
+
+class PreparationFailedError(ModelError):
+    """The background preparation of this very step failed; said once, to the turn."""
+
+
+@dataclass(eq=False)
 class _Job:
+    scene_id: int
+    story_id: int
     step: tuple
-    future: concurrent.futures.Future
     started: float
+    done: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
+    task: asyncio.Task | None = None
+    cancelled: bool = False
 
 
 class Prefetcher:
     def __init__(self, store: Store, llms: dict[str, LLM], *, window: int = 10,
                  state_block: int = 64, concurrency: int = 2,
-                 settings: Callable[[], Settings] | None = None):
+                 settings: Callable[[], Settings] | None = None,
+                 wait_limit: float = WAIT_LIMIT):
         self.store, self.llms = store, llms  # the app's dict: settings changes apply here too
         self._fixed = (window, state_block)
         self._settings = settings  # the app's current settings (scene window, state block)
+        self.wait_limit = wait_limit
         self._loop = asyncio.new_event_loop()
         self._sem: asyncio.Semaphore | None = None
         self._concurrency = max(1, concurrency)
-        self._jobs: dict[int, _Job] = {}
+        self._current: dict[int, _Job] = {}  # scene → its one job (running or ended)
+        self._live: set[_Job] = set()  # every job whose task has not ended yet
         self._ready: dict[int, Prepared] = {}
+        self._failed: dict[int, tuple[tuple, str]] = {}  # scene → (step, why), said once
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
                                         name="bookmarks-background-sync")
         self._thread.start()
+        subscribe = getattr(store, "subscribe", None)
+        if subscribe is not None:  # changes of what memory may read (see Store.subscribe)
+            subscribe(self._on_change)
 
     @property
     def window(self) -> int:
@@ -65,6 +94,10 @@ class Prefetcher:
     @property
     def state_block(self) -> int:
         return self._settings().state_block if self._settings else self._fixed[1]
+
+    @property
+    def partial_after(self) -> int:
+        return self._settings().partial_after if self._settings else 0
 
     # -- what a step is --------------------------------------------------------------------
     def step_for(self, scene_id: int, character: str) -> tuple:
@@ -77,59 +110,127 @@ class Prefetcher:
 
     # -- scheduling ------------------------------------------------------------------------
     def schedule(self, scene_id: int, character: str) -> tuple | None:
-        """Start preparing `character`'s next step in the background (no-op when it is
-        already prepared or being prepared, or the scene's method reads no memory)."""
+        """Prepare `character`'s next step in the background: a no-op when that step is
+        being prepared or is ready (or the scene's method reads no memory); otherwise the
+        scene's previous job is cancelled and this one takes its place."""
+        scene = self.store.scene(scene_id)
         step = self.step_for(scene_id, character)
         if step[3] == "vanilla":
             return None
         with self._lock:
-            job = self._jobs.get(scene_id)
+            job = self._current.get(scene_id)
             ready = self._ready.get(scene_id)
-            if (job and job.step == step and not job.future.done()) or (ready and ready.step == step):
+            if (job and job.step == step and not job.done.done()) or (ready and ready.step == step):
                 return step
-            future = asyncio.run_coroutine_threadsafe(self._prepare(scene_id, step), self._loop)
-            self._jobs[scene_id] = _Job(step, future, time.monotonic())
+            if job is not None:
+                self._stop(job)
+            self._ready.pop(scene_id, None)
+            self._failed.pop(scene_id, None)
+            job = _Job(scene_id, scene.story_id, step, time.monotonic())
+            self._current[scene_id] = job
+            self._live.add(job)
+        self._loop.call_soon_threadsafe(self._start, job)
         return step
 
-    async def _prepare(self, scene_id: int, step: tuple) -> None:
+    def _start(self, job: _Job) -> None:  # on the loop
+        if job.cancelled:
+            self._ended(job, None)
+            return
+        job.task = self._loop.create_task(self._prepare(job))
+        job.task.add_done_callback(lambda task: self._ended(job, task))
+
+    def _ended(self, job: _Job, task: asyncio.Task | None) -> None:  # on the loop
+        error: BaseException | None = None
+        if task is not None and not task.cancelled():
+            error = task.exception()
+        with self._lock:
+            self._live.discard(job)
+            if error is not None and self._current.get(job.scene_id) is job and not job.cancelled:
+                self._failed[job.scene_id] = (job.step, _reason(error))
+        if error is not None and not isinstance(error, BookmarksError):
+            log.error("background synchronization failed", exc_info=error)
+        if task is None or task.cancelled() or job.cancelled:
+            job.done.cancel()
+            job.done.set_running_or_notify_cancel()  # wakes `concurrent.futures.wait`
+        elif error is not None:
+            job.done.set_exception(error)
+        else:
+            job.done.set_result(None)
+
+    def _stop(self, job: _Job) -> None:
+        """Cancel a job (under the lock); it stays in `_live` until its task has ended."""
+        if job.cancelled:
+            return
+        job.cancelled = True
+
+        def cancel() -> None:
+            if job.task is not None:
+                job.task.cancel()
+
+        self._loop.call_soon_threadsafe(cancel)
+
+    async def _prepare(self, job: _Job) -> None:
         if self._sem is None:
             self._sem = asyncio.Semaphore(self._concurrency)
         async with self._sem:
-            branch_id, position, character, method, budget, epoch = step
+            branch_id, position, character, method, budget, epoch = job.step
+            scene_id = job.scene_id
             scene_scope.set(scene_id)
             watch(scene_id)
             started = time.perf_counter()
-            scene = self.store.scene(scene_id)
-            grounding, lines = await ground_at(
-                self.store, self.llms["memory"], story_id=scene.story_id,
-                lineage=Lineage.of(self.store, branch_id), position=position,
-                character=character, method=method, budget=budget, window=self.window,
-                state_block=self.state_block, scene_id=scene_id, scene_cast=scene.cast,
-                knowledge=scene.settings.get("knowledge", "omniscient"))
-
             try:
+                scene = self.store.scene(scene_id)
+                grounding, lines = await ground_at(
+                    self.store, self.llms["memory"], story_id=scene.story_id,
+                    lineage=Lineage.of(self.store, branch_id), position=position,
+                    character=character, method=method, budget=budget, window=self.window,
+                    state_block=self.state_block, scene_id=scene_id, scene_cast=scene.cast,
+                    knowledge=scene.settings.get("knowledge", "omniscient"))
+                if job.cancelled:
+                    return  # superseded while the last call answered: nothing to keep
                 self.store.commit_memory(grounding.writes, expect_epoch=(branch_id, epoch))
-            except StaleMemoryError:
-                return  # a line was undone or edited meanwhile: this step no longer exists
+            except (StaleMemoryError, NotFoundError):
+                return  # something it read changed, or the scene is gone: the step is void
             grounding.writes = type(grounding.writes)()  # committed: nothing left to write
             with self._lock:
-                self._ready[scene_id] = Prepared(step, grounding, lines,
-                                                 time.perf_counter() - started)
+                if self._current.get(scene_id) is job and not job.cancelled:
+                    self._ready[scene_id] = Prepared(job.step, grounding, lines,
+                                                     time.perf_counter() - started)
 
-    async def take(self, scene_id: int, step: tuple) -> Prepared | None:
-        """The prepared grounding of exactly this step, waiting for it if it is being
-        prepared right now (single-flight); None when there is none (or it failed: the
-        turn then grounds itself and meets the error, if any, in the open)."""
+    # -- handing a step to its turn ----------------------------------------------------------
+    async def take(self, scene_id: int, step: tuple, *, partial: int | None = None,
+                   timeout: float | None = None) -> Prepared | None:
+        """The prepared grounding of exactly this step, or None (the turn grounds itself).
+
+        While the step is being prepared: with partial memory on (`partial` > 0; default
+        the app's setting) the turn does not wait — it answers with what is ready; else it
+        waits, at most `timeout` seconds (default `wait_limit`), after which the job is
+        cancelled. A preparation of this step that failed raises PreparationFailedError,
+        once: the turn reports it instead of redoing the same failing work."""
+        partial = self.partial_after if partial is None else partial
         with self._lock:
-            job = self._jobs.get(scene_id)
-        if job is not None and job.step == step and not job.future.done():
+            job = self._current.get(scene_id)
+        if job is not None and job.step == step and not job.done.done() and not partial:
             try:
-                await asyncio.wrap_future(job.future)
-            except (BookmarksError, asyncio.CancelledError, concurrent.futures.CancelledError):
+                await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.done)),
+                                       timeout or self.wait_limit)
+            except TimeoutError:
+                with self._lock:
+                    self._stop(job)
+                log.warning("background preparation of scene %s took over %.0f s; the turn "
+                            "grounds itself", scene_id, timeout or self.wait_limit)
+            except (asyncio.CancelledError, concurrent.futures.CancelledError):
+                if not job.done.cancelled():
+                    raise  # the turn itself was cancelled
+            except Exception:  # noqa: BLE001 - logged in _ended; reported once below
                 pass
-            except Exception:  # noqa: BLE001 - logged; the turn grounds itself
-                log.exception("background synchronization failed")
         with self._lock:
+            failed = self._failed.get(scene_id)
+            if failed is not None and failed[0] == step:
+                del self._failed[scene_id]
+                raise PreparationFailedError(
+                    f"Preparing {step[2]}'s memory in the background failed: {failed[1]} "
+                    "Try again when the model server answers.")
             ready = self._ready.get(scene_id)
             if ready is not None and ready.step == step:
                 del self._ready[scene_id]
@@ -137,40 +238,98 @@ class Prefetcher:
         return None
 
     def status(self, scene_id: int) -> dict:
-        """What the background is doing for a scene: idle, preparing (since when) or ready."""
+        """What the background is doing for a scene: idle, preparing (since when), ready,
+        or failed (why; until the turn of that step has been told)."""
         with self._lock:
-            job, ready = self._jobs.get(scene_id), self._ready.get(scene_id)
-        if job is not None and not job.future.done():
+            job, ready = self._current.get(scene_id), self._ready.get(scene_id)
+            failed = self._failed.get(scene_id)
+        if job is not None and not job.done.done() and not job.cancelled:
             return {"state": "preparing", "character": job.step[2], "position": job.step[1],
                     "seconds": round(time.monotonic() - job.started, 1)}
         if ready is not None:
             return {"state": "ready", "character": ready.step[2], "position": ready.step[1],
                     "seconds": round(ready.seconds, 1)}
-        if job is not None and job.future.done() and not job.future.cancelled() \
-                and job.future.exception() is not None:
-            return {"state": "failed", "character": job.step[2], "position": job.step[1],
-                    "error": str(job.future.exception())[:300]}
+        if failed is not None:
+            return {"state": "failed", "character": failed[0][2], "position": failed[0][1],
+                    "error": failed[1]}
         return {"state": "idle"}
 
+    # -- stopping --------------------------------------------------------------------------
     def cancel(self, scene_id: int) -> None:
         """Stop the scene's background work and forget what was prepared."""
         with self._lock:
-            job = self._jobs.pop(scene_id, None)
+            job = self._current.pop(scene_id, None)
             self._ready.pop(scene_id, None)
-        if job is not None:
-            job.future.cancel()
+            self._failed.pop(scene_id, None)
+            if job is not None:
+                self._stop(job)
 
-    def wait_idle(self, timeout: float = 60.0) -> None:
-        """Block until no background work runs (tests, shutdown)."""
+    def cancel_story(self, story_id: int) -> None:
+        """Stop every scene's background work in a story (it is being deleted)."""
         with self._lock:
-            futures = [j.future for j in self._jobs.values()]
-        concurrent.futures.wait(futures, timeout=timeout)
+            scenes = [s for s, j in self._current.items() if j.story_id == story_id]
+        for scene_id in scenes:
+            self.cancel(scene_id)
+
+    def _on_change(self, change: dict) -> None:
+        """The store says something memory may read has changed (see Store.subscribe):
+        every scene whose step no longer holds (its lineage's epoch moved, or it is gone)
+        loses its prepared step and its job."""
+        if change.get("kind") == "story_deleted":
+            self.cancel_story(change["story_id"])
+            return
+        with self._lock:
+            jobs = list(self._current.items())
+        for scene_id, job in jobs:
+            try:
+                stale = self.store.branch_epoch(job.step[0]) != job.step[5]
+            except NotFoundError:
+                stale = True
+            if stale:
+                self.cancel(scene_id)
+
+    def running(self) -> list[dict]:
+        """Every job whose task has not ended, the cancelled ones included."""
+        with self._lock:
+            return [{"scene": j.scene_id, "step": j.step, "cancelled": j.cancelled}
+                    for j in self._live]
+
+    def untracked(self, timeout: float = 60.0) -> int:
+        """How many tasks run on the prefetcher's loop outside its tracked jobs (always 0)."""
+        async def count() -> int:
+            tasks = asyncio.all_tasks() - {asyncio.current_task()}
+            with self._lock:
+                known = {j.task for j in self._live}
+            return len(tasks - known)
+
+        return asyncio.run_coroutine_threadsafe(count(), self._loop).result(timeout)
+
+    def wait_idle(self, timeout: float = 60.0) -> bool:
+        """Block until no background task runs (tests, shutdown); False on timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                futures = [j.done for j in self._live]
+            if not futures:
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            concurrent.futures.wait(futures, timeout=left)
 
     def close(self) -> None:
         with self._lock:
-            jobs = list(self._jobs.values())
-            self._jobs.clear()
+            for job in list(self._live):
+                self._stop(job)
+            self._current.clear()
             self._ready.clear()
-        for job in jobs:
-            job.future.cancel()
+            self._failed.clear()
+        unsubscribe = getattr(self.store, "unsubscribe", None)
+        if unsubscribe is not None:
+            unsubscribe(self._on_change)
+        self.wait_idle(10.0)
         self._loop.call_soon_threadsafe(self._loop.stop)
+
+
+def _reason(error: BaseException) -> str:
+    return (str(error) or type(error).__name__)[:300]

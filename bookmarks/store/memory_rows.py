@@ -7,7 +7,36 @@ from bookmarks.memory import resolve_refs
 from bookmarks.store.base import StoreBase, Turn, now
 
 
+def identity_key(text: str) -> str:
+    """A bookmark's subject or title as its identity compares it: casefolded, whitespace
+    collapsed, surrounding punctuation and quotes dropped ("Harbour gate", "harbour  gate."
+    are one bookmark). The identity (story, space, type, subject, title) is unique (m009)."""
+    return " ".join((text or "").casefold().split()).strip(" .,;:!?\"'“”‘’")
+
+
 class MemoryStore(StoreBase):
+    def _create_bookmark(self, bm) -> int:
+        """The id of the bookmark with `bm`'s identity, created if there is none yet
+        (idempotent: a step that lost the race to another gets the winner's row)."""
+        subject, title = identity_key(bm.subject), identity_key(bm.title)
+        self.db.execute(
+            "INSERT INTO bookmarks (story_id, space, subject, type, title, pinned, activation, "
+            "created_at, subject_key, title_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (story_id, space, type, subject_key, title_key) DO NOTHING",
+            [bm.story_id, bm.space, bm.subject, bm.type, bm.title, int(bm.pinned),
+             bm.activation, now(), subject, title])
+        return self._one("SELECT id FROM bookmarks WHERE story_id = ? AND space = ? AND type = ? "
+                         "AND subject_key = ? AND title_key = ?",
+                         [bm.story_id, bm.space, bm.type, subject, title])["id"]
+
+    def bookmark_id(self, story_id: int, space: str, kind: str, subject: str,
+                    title: str) -> int | None:
+        """The id of the bookmark with this identity, if it exists."""
+        row = self._one("SELECT id FROM bookmarks WHERE story_id = ? AND space = ? AND type = ? "
+                        "AND subject_key = ? AND title_key = ?",
+                        [story_id, space, kind, identity_key(subject), identity_key(title)])
+        return row["id"] if row else None
+
     # -- bookmarks --------------------------------------------------------------
     def bookmarks(self, story_id: int, space: str) -> list[dict]:
         return self._rows("SELECT * FROM bookmarks WHERE story_id = ? AND space = ? ORDER BY id",
@@ -53,10 +82,7 @@ class MemoryStore(StoreBase):
                                        "(a line was undone or edited); nothing was saved.")
             for bm in writes.new_bookmarks:
                 if bm.id is None:
-                    bm.id = db["bookmarks"].insert(
-                        {"story_id": bm.story_id, "space": bm.space, "subject": bm.subject,
-                         "type": bm.type, "title": bm.title, "pinned": int(bm.pinned),
-                         "activation": bm.activation, "created_at": now()}).last_pk
+                    bm.id = self._create_bookmark(bm)
             turn_row = None
             if replace_turn_id is not None:
                 self.delete_turn(replace_turn_id)

@@ -229,3 +229,45 @@ def m009_users_roles_and_campaigns(db: Database) -> None:
     db["campaign_assignments"].create_index(["annotator"])
     # the campaign a vote was cast in (votes outside a campaign: NULL)
     db["judgments"].add_column("campaign_id", int)
+
+
+def _m009_key(text: str) -> str:
+    # frozen copy of `memory_rows.identity_key` as it was when m009 shipped
+    return " ".join((text or "").casefold().split()).strip(" .,;:!?\"'“”‘’")
+
+
+@migrations()
+def m009_bookmark_identity(db: Database) -> None:
+    # A bookmark's identity is (story, space, type, subject, title), subject and title
+    # compared normalized (casefolded, whitespace collapsed, surrounding punctuation and
+    # quotes dropped; see `memory_rows.identity_key`). It is unique, so creating a bookmark
+    # is idempotent: two steps proposing the same section at once (a background preparation
+    # and a turn, or two preparations) get the same row. Existing duplicates are merged into
+    # the oldest row: their versions, costs and match decisions move to it.
+    db["bookmarks"].add_column("subject_key", str, not_null_default="")
+    db["bookmarks"].add_column("title_key", str, not_null_default="")
+    keep: dict[tuple, int] = {}
+    merged: list[tuple[int, int]] = []  # (duplicate id, kept id)
+    for row in db.query("SELECT id, story_id, space, type, subject, title, pinned, activation "
+                        "FROM bookmarks ORDER BY id"):
+        subject, title = _m009_key(row["subject"]), _m009_key(row["title"])
+        db.execute("UPDATE bookmarks SET subject_key = ?, title_key = ? WHERE id = ?",
+                   [subject, title, row["id"]])
+        ident = (row["story_id"], row["space"], row["type"], subject, title)
+        if ident in keep:
+            merged.append((row["id"], keep[ident]))
+        else:
+            keep[ident] = row["id"]
+    for dup, kept in merged:
+        for table in ("bookmark_versions", "sync_costs"):
+            db.execute(f"UPDATE {table} SET bookmark_id = ? WHERE bookmark_id = ?", [kept, dup])
+        db.execute("INSERT OR IGNORE INTO match_decisions (story_id, space, proposal, bookmark_id, "
+                   "decision) SELECT story_id, space, proposal, ?, decision FROM match_decisions "
+                   "WHERE bookmark_id = ?", [kept, dup])
+        db.execute("DELETE FROM match_decisions WHERE bookmark_id = ?", [dup])
+        db.execute("UPDATE bookmarks SET pinned = MAX(pinned, (SELECT pinned FROM bookmarks WHERE "
+                   "id = ?)), activation = CASE WHEN activation = '' THEN (SELECT activation FROM "
+                   "bookmarks WHERE id = ?) ELSE activation END WHERE id = ?", [dup, dup, kept])
+        db.execute("DELETE FROM bookmarks WHERE id = ?", [dup])
+    db["bookmarks"].create_index(["story_id", "space", "type", "subject_key", "title_key"],
+                                 unique=True, index_name="bookmark_identity")
