@@ -10,7 +10,7 @@ from bookmarks.store.base import StoreBase, Turn, now
 def identity_key(text: str) -> str:
     """A bookmark's subject or title as its identity compares it: casefolded, whitespace
     collapsed, surrounding punctuation and quotes dropped ("Harbour gate", "harbour  gate."
-    are one bookmark). The identity (story, space, type, subject, title) is unique (m009)."""
+    are one bookmark). The identity (story, space, type, subject, title) is unique (m010)."""
     return " ".join((text or "").casefold().split()).strip(" .,;:!?\"'“”‘’")
 
 

@@ -231,13 +231,13 @@ def m009_users_roles_and_campaigns(db: Database) -> None:
     db["judgments"].add_column("campaign_id", int)
 
 
-def _m009_key(text: str) -> str:
-    # frozen copy of `memory_rows.identity_key` as it was when m009 shipped
+def _m010_key(text: str) -> str:
+    # frozen copy of `memory_rows.identity_key` as it was when m010 shipped
     return " ".join((text or "").casefold().split()).strip(" .,;:!?\"'“”‘’")
 
 
 @migrations()
-def m009_bookmark_identity(db: Database) -> None:
+def m010_bookmark_identity(db: Database) -> None:
     # A bookmark's identity is (story, space, type, subject, title), subject and title
     # compared normalized (casefolded, whitespace collapsed, surrounding punctuation and
     # quotes dropped; see `memory_rows.identity_key`). It is unique, so creating a bookmark
@@ -250,7 +250,7 @@ def m009_bookmark_identity(db: Database) -> None:
     merged: list[tuple[int, int]] = []  # (duplicate id, kept id)
     for row in db.query("SELECT id, story_id, space, type, subject, title, pinned, activation "
                         "FROM bookmarks ORDER BY id"):
-        subject, title = _m009_key(row["subject"]), _m009_key(row["title"])
+        subject, title = _m010_key(row["subject"]), _m010_key(row["title"])
         db.execute("UPDATE bookmarks SET subject_key = ?, title_key = ? WHERE id = ?",
                    [subject, title, row["id"]])
         ident = (row["story_id"], row["space"], row["type"], subject, title)

@@ -121,7 +121,7 @@ def test_the_migration_merges_existing_duplicates(tmp_path):
 
     path = tmp_path / "old.db"
     db = Database(path)
-    migrations.apply(db, stop_before="m009_bookmark_identity")
+    migrations.apply(db, stop_before="m010_bookmark_identity")
     db["stories"].insert({"id": 1, "title": "S", "n_actions": 10, "created_at": "t"})
     db["branches"].insert({"id": 1, "story_id": 1, "fork_point": 0, "name": "trunk",
                            "created_at": "t"})
