@@ -10,11 +10,12 @@ from bookmarks.engine.attribution import Suggestion
 from bookmarks.engine.attribution import apply as apply_suggestions
 from bookmarks.engine.attribution import suggest as suggest_speakers
 from bookmarks.errors import BookmarksError
-from bookmarks.scenes.prepare import plan, prepare, progress
+from bookmarks.scenes.prepare import progress
 from bookmarks.services import Services
 from bookmarks.stories.importers import FORMATS, load_story
 from bookmarks.stories.story_export import STORY_FORMATS, export_story, file_stem, whole_story
 
+from .library_prepare import build_prepare_box, wire_prepare
 from .render import esc, parse_id, story_label, user_errors
 
 PAGE = 50
@@ -113,18 +114,7 @@ def build_library_tab(services: Services) -> dict:
                         p_last = gr.Number(1, precision=0, minimum=1, label="To action")
                         p_here = gr.Radio(["present", "absent"], value="present", label="Mark")
                         p_btn = gr.Button("Apply")
-                with gr.Accordion("Prepare memory (scenes anywhere then start fast)", open=False):
-                    gr.Markdown("Walks the story in order for its major characters and leaves "
-                                "memory checkpoints every N actions; a scene started at any "
-                                "point reuses the latest one before it. Resumes where it stopped.")
-                    with gr.Row():
-                        every = gr.Number(value=100, precision=0, minimum=10, label="Every N actions",
-                                          elem_id="prepare-every")
-                        estimate_btn = gr.Button("Estimate")
-                        prepare_btn = gr.Button("Prepare", variant="primary",
-                                                elem_id="prepare-btn")
-                        stop_btn = gr.Button("Stop")
-                    prepare_status = gr.Markdown(elem_id="prepare-status")
+                prep = build_prepare_box()
                 with gr.Accordion("Export the story", open=False, elem_id="story-export-box"):
                     gr.Markdown("JSONL keeps everything: every action, speaker, line break, "
                                 "chapter, the cast with aliases, the author and who is present "
@@ -234,8 +224,6 @@ def build_library_tab(services: Services) -> dict:
         return (text, rows, lines, p, gr.update(choices=names), gr.update(choices=names),
                 presence_rows(story_id), gr.update(choices=names))
 
-    stopping: set[int] = set()
-
     async def do_suggest(path: str | None, fmt_: str):
         if not path:
             raise gr.Error("Choose a file to upload first.")
@@ -269,44 +257,6 @@ def build_library_tab(services: Services) -> dict:
         services.store.mark_presence(story_id, who, a, b, mark == "present")
         return presence_rows(story_id)
 
-    @user_errors
-    def do_estimate(label: str | None, every_: float):
-        if not label:
-            raise gr.Error("Choose a story first.")
-        return plan(services.store, parse_id(label), every=int(every_ or 100),
-                    budget=services.settings.budget).describe()
-
-    async def do_prepare(label: str | None, every_: float, progress_=gr.Progress()):  # noqa: B008
-        if not label:
-            raise gr.Error("Choose a story first.")
-        story_id = parse_id(label)
-        try:
-            the_plan = plan(services.store, story_id, every=int(every_ or 100),
-                            budget=services.settings.budget)
-        except BookmarksError as exc:
-            raise gr.Error(str(exc)) from None
-        stopping.discard(story_id)
-        progress_((the_plan.done, the_plan.steps), desc="Preparing memory")
-
-        def on_step(step: dict) -> None:
-            progress_((step["step"], step["steps"]),
-                      desc=f"checkpoint {step['point']} for {step['character']}")
-
-        try:
-            rec = await prepare(services.store, services.llms["memory"], the_plan,
-                                budget=services.settings.budget, on_step=on_step,
-                                should_stop=lambda: story_id in stopping)
-        except BookmarksError as exc:
-            raise gr.Error(f"Preparation stopped: {exc} It resumes from here next time.") from None
-        verb = "Stopped" if rec["done"] < rec["steps"] else "Prepared"
-        return (f"{verb}: {rec['done']} of {rec['steps']} steps, memory up to action "
-                f"{rec['last_point']} for {', '.join(esc(c) for c in the_plan.characters)}.")
-
-    def do_stop(label: str | None):
-        if label:
-            stopping.add(parse_id(label))
-        return "Stopping after the current step…"
-
     shown = [summary, cast, storyline, page, keep, merge, presence, p_who]
     upload.change(do_preview, [upload, fmt], [preview])
     fmt.change(do_preview, [upload, fmt], [preview])
@@ -321,9 +271,7 @@ def build_library_tab(services: Services) -> dict:
     next_btn.click(lambda s, p: show(s, (p or 1) + 1), [story, page], shown)
     merge_btn.click(do_merge, [story, keep, merge], [status, *shown])
     delete_btn.click(do_delete, [story, confirm], [status, story, confirm]).then(**refresh)
-    estimate_btn.click(do_estimate, [story, every], [prepare_status])
-    prepare_btn.click(do_prepare, [story, every], [prepare_status]).then(**refresh)
-    stop_btn.click(do_stop, [story], [prepare_status])
+    wire_prepare(services, prep, story, refresh)
     p_btn.click(do_presence, [story, p_who, p_first, p_last, p_here], [presence])
     export_btn.click(do_export, [story, export_fmt], [export_files])
     return {"story": story, "stories": stories,

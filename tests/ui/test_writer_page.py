@@ -295,3 +295,55 @@ def test_a_card_alone_plays_on_an_empty_stage_and_lore_says_why(tmp_path, browse
             assert error_badges(page) == 0
         finally:
             app.stop()
+
+
+class TwoSecondMemory(ScriptedMemory):
+    """Answers after two seconds, like a slow local model (test double)."""
+
+    def __call__(self, request):
+        time.sleep(2.0)
+        return super().__call__(request)
+
+
+def test_prepare_chosen_characters_with_progress_and_a_prompt_stop(tmp_path, browser):  # noqa: F811
+    """Item 5: the Library prepares the characters chosen, says what would be cheaper,
+    shows progress within a step (the bookmark synchronizing, actions read), and Stop stops
+    within seconds — not after the step, which here takes over half a minute."""
+    with scripted_server(TwoSecondMemory(sections=[
+            {"title": "Maren Voss's ledger", "type": "state", "subject": "Maren Voss"}])) as url:
+        app = App(tmp_path, url, env=QUIET)
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page.goto(app.url)
+            pick(page, "library-story", "Long Winter")
+            page.get_by_text("Prepare memory").click()
+            page.wait_for_selector("#prepare-characters :text('Silas Grint')", timeout=90_000)
+            page.locator("#prepare-every input").fill("1000")
+            page.locator("#prepare-estimate").click()
+            page.wait_for_selector("#prepare-status :text('Cheaper')", timeout=90_000)
+            estimate = page.locator("#prepare-status").inner_text()
+            assert "4 characters" in estimate and "only Maren Voss" in estimate, estimate
+            for name in ("Tobias Crane", "Elsbeth Harrow", "Silas Grint"):
+                page.locator("#prepare-characters").get_by_text(name, exact=True).click()
+            page.locator("#prepare-estimate").click()
+            page.wait_for_selector("#prepare-status :text('1 characters')", timeout=90_000)
+            page.locator("#prepare-btn").click()
+            page.wait_for_selector("#prepare-status :text('actions read')", timeout=120_000)
+            status = page.locator("#prepare-status").inner_text()
+            assert "step 1 of 1 — checkpoint 1000 for Maren Voss" in status, status
+            assert "Maren Voss's ledger (state): block" in status, status
+            shot(page, "w5-preparing")
+            asked = time.monotonic()
+            page.locator("#prepare-stop").click()
+            page.wait_for_selector("#prepare-status :text('Stopped')", timeout=90_000)
+            took = time.monotonic() - asked
+            assert took < 15, f"Stop took {took:.0f} s"
+            assert "0 of 1 steps saved for Maren Voss" in page.locator("#prepare-status").inner_text()
+            shot(page, "w5-stopped")
+        finally:
+            app.stop()
+    store = Store(tmp_path / "bookmarks.db")
+    story = store.find_story("The Long Winter at Harrowgate")
+    assert not store.get_setting(f"prepared:{story.id}", {}).get("done")
+    store.close()
