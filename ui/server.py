@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import logging
-import os
+import sys
 import threading
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from bookmarks.models.embedded import stop_on_signals
 from bookmarks.services import Services
 
 from .annotate import build_annotate_tab
+from .auth import HIDE_TABS, LOCAL_HOSTS, TAB_ROLES, Access, ExportsGuard, ScenePolicy, protect
+from .campaigns import build_campaigns_tab
 from .evaluate import build_evaluate_tab
 from .library import build_library_tab
 from .play import build_play_tab
@@ -27,7 +31,9 @@ START_HERE = (
 log = logging.getLogger(__name__)
 
 
-def build_app(services: Services) -> gr.Blocks:
+def build_app(services: Services, access: Access | None = None) -> gr.Blocks:
+    """The page; every event function is then wrapped with its tab's role check (auth.py)."""
+    access = access or Access(services.store)
     with gr.Blocks(title="Bookmarks — role-play with story characters") as demo:
         gr.Markdown("## Bookmarks — role-play with story characters")
         with gr.Row(visible=False, elem_id="start-here", equal_height=True) as start_here:
@@ -35,18 +41,39 @@ def build_app(services: Services) -> gr.Blocks:
             dismiss = gr.Button("Got it", size="sm", scale=0, min_width=90,
                                 elem_id="start-here-dismiss")
         seen = gr.BrowserState(False, storage_key="bookmarks-start-here-seen")
-        with gr.Tabs():
+        with gr.Tabs(elem_id="main-tabs") as tabs:
             library = build_library_tab(services)
-            build_play_tab(services)
-            build_annotate_tab(services)
+            play = build_play_tab(services)
+            annotate = build_annotate_tab(services, access)
             build_evaluate_tab(services)
+            build_campaigns_tab(services, access)
             build_settings_tab(services)
-        # the Library is the first tab: refresh it on every page load (other tabs refresh
-        # when they are selected)
-        demo.load(library["refresh"], None, [library["stories"], library["story"]])
+        shown = [t for t in tabs.children if isinstance(t, gr.Tab)]
+        for t in shown:
+            t.id = t.id if t.id is not None else str(t.label).lower()
+            t.elem_id = t.elem_id or f"tab-{str(t.label).lower()}"
+        hidden_tabs = gr.Textbox(visible=False)
+
+        def on_load(request: gr.Request):
+            # the tabs this user's role may not use are hidden (and refused anyway: auth.py);
+            # the Library refreshes on every page load (other tabs refresh when selected)
+            user = access.user(request)
+            mine = [t for t in shown if user.role in TAB_ROLES.get(str(t.label), ("owner",))]
+            lib = library["refresh"]() if user.role in TAB_ROLES["Library"] else \
+                (gr.update(), gr.update())
+            picks = annotate["refresh"](request) if user.role == "annotator" else \
+                (gr.update(), gr.update())
+            hide = json.dumps([t.elem_id for t in shown if t not in mine])
+            return (gr.Tabs(selected=mine[0].id if mine else None), hide, *lib, *picks)
+
+        demo.load(on_load, None, [tabs, hidden_tabs, library["stories"], library["story"],
+                                  *annotate["outputs"]]).then(None, [hidden_tabs], None,
+                                                              js=HIDE_TABS)
         # a first visit says where to start, until dismissed (remembered by the browser)
         demo.load(lambda was_seen: gr.update(visible=not was_seen), [seen], [start_here])
         dismiss.click(lambda: (gr.update(visible=False), True), None, [start_here, seen])
+    protect(demo, access, scenes=ScenePolicy(play["scene_id"], play["scenes"])
+            if "scene_id" in play and "scenes" in play else None)
     return demo
 
 
@@ -74,14 +101,21 @@ def serve(host: str = "127.0.0.1", port: int = 7860, share: bool = False,
     services = services or Services.open()
     services.ensure_bundled()
     _warm_embedded(services)
-    demo = build_app(services)
+    access = Access(services.store)  # accounts (bookmarks users add …) → sign-in and roles
+    demo = build_app(services, access)
     demo.queue(default_concurrency_limit=4)
-    auth = None
-    if os.environ.get("BOOKMARKS_USERNAME") and os.environ.get("BOOKMARKS_PASSWORD"):
-        auth = (os.environ["BOOKMARKS_USERNAME"], os.environ["BOOKMARKS_PASSWORD"])
-    print(f"Bookmarks is running on http://{host}:{port}  (data: {services.settings.db_path})",
+    if not access.enabled and (share or host not in LOCAL_HOSTS):
+        print(f"WARNING: serving on {'a public share link' if share else host} without accounts: "
+              "anyone who can reach it can use every tab, delete stories and change the model "
+              "settings. Add users first (bookmarks users add NAME --role owner), or bind to "
+              "127.0.0.1.", file=sys.stderr, flush=True)
+    print(f"Bookmarks is running on http://{host}:{port}  (data: {services.settings.db_path}; "
+          f"{'sign-in required' if access.enabled else 'no accounts: single local user'})",
           flush=True)
-    demo.launch(server_name=host, server_port=port, share=share, auth=auth,
+    exports = services.settings.data_dir / "exports"
+    demo.launch(server_name=host, server_port=port, share=share, auth=access.gradio_auth(),
+                app_kwargs={"middleware": [Middleware(ExportsGuard, access=access,
+                                                      folder=exports)]},
                 max_file_size=services.settings.max_upload_bytes, show_error=False,
                 allowed_paths=[str(services.settings.data_dir / "exports")],
                 theme=gr.themes.Soft(), css=CSS)

@@ -197,7 +197,6 @@ def test_blind_annotation(tmp_path, browser):
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(app.url)
             page.get_by_role("tab", name="Annotate").click()
-            page.locator("#annotator input, #annotator textarea").first.fill("alice")
             page.locator("#annotate-next").click()
             page.wait_for_selector("#annotate-progress :text('Item 1 of 2')", timeout=90_000)
             body = page.locator("body").inner_text()
@@ -215,7 +214,8 @@ def test_blind_annotation(tmp_path, browser):
             app.stop()
     store = Store(tmp_path / "bookmarks.db")
     (vote_row,) = store.judgments()
-    assert vote_row["annotator"] == "alice" and vote_row["vote"] == "left"
+    # no accounts: the single local user is the annotator (no name is typed on the page)
+    assert vote_row["annotator"] == "local" and vote_row["vote"] == "left"
     assert vote_row["seconds"] is not None
 
 
@@ -323,7 +323,6 @@ def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
             page.wait_for_selector("#scene-chat :text('regenerating')", state="detached",
                                    timeout=90_000)
             page.get_by_role("tab", name="Annotate").click()
-            page.locator("#annotator input, #annotator textarea").first.fill("bob")
             page.locator("#annotate-next").click()
             page.wait_for_selector("text=Nothing to judge yet", timeout=90_000)
             shot(page, "11-annotate-empty")

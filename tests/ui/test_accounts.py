@@ -1,0 +1,156 @@
+"""Accounts in real Chromium: the owner signs in, adds an annotator and creates a campaign
+(3 starts drawn from a bundled story's storyline × 2 turns, scripted model) from the page;
+the annotator signs in in a second browser context, sees only Annotate, votes, and cannot
+reach Library, Settings, Evaluate or Campaigns by tab, by direct API call or by file URL."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from bookmarks.config import load_settings
+from bookmarks.store import Store
+from tests.fake_server import scripted_server
+from tests.ui.test_browser import App, browser, shot  # noqa: F401 - the browser fixture
+
+pytestmark = pytest.mark.browser
+WAIT = 120_000
+
+
+def sign_in(page, url: str, name: str, password: str) -> None:
+    page.goto(url)
+    page.get_by_label("username").fill(name)
+    page.get_by_label("password").fill(password)
+    page.get_by_role("button", name="Login").click()
+    page.wait_for_selector("#main-tabs", timeout=WAIT)
+
+
+def tab_names(page) -> list[str]:
+    return [t.inner_text().strip() for t in page.get_by_role("tab").all() if t.is_visible()]
+
+
+def wait_for_text(page, selector: str, pattern: str, timeout_s: float = 300) -> str:
+    deadline = time.monotonic() + timeout_s
+    while not re.search(pattern, text := page.locator(selector).inner_text()):
+        assert time.monotonic() < deadline, f"{selector}: {text!r}"
+        page.wait_for_timeout(250)
+    return text
+
+
+def fn_index(app: App, name: str, cookies: str) -> tuple[int, list]:
+    """A registered function's index and a valid input for it (each input component's
+    default value), from the app's config as any client sees it."""
+    req = urllib.request.Request(app.url + "config", headers={"Cookie": cookies})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        config = json.load(r)
+    values = {c["id"]: c.get("props", {}).get("value") for c in config["components"]}
+    dep = next(d for d in config["dependencies"] if d.get("api_name") == name)
+    return dep["id"], [values.get(i) for i in dep["inputs"]]
+
+
+def direct_call(app: App, cookies: str, fn: int, data: list) -> str:
+    """Join the queue for a function by its index with this session's cookie, as a hand-made
+    client would, and return the outcome message."""
+    session = f"direct{fn}"
+    body = json.dumps({"fn_index": fn, "data": data, "session_hash": session,
+                       "event_data": None, "trigger_id": None}).encode()
+    req = urllib.request.Request(app.url + "gradio_api/queue/join", data=body, method="POST",
+                                 headers={"Content-Type": "application/json", "Cookie": cookies})
+    urllib.request.urlopen(req, timeout=30).read()
+    stream = urllib.request.Request(app.url + f"gradio_api/queue/data?session_hash={session}",
+                                    headers={"Cookie": cookies})
+    with urllib.request.urlopen(stream, timeout=120) as r:
+        for raw in r:
+            line = raw.decode().strip()
+            if line.startswith("data:") and '"process_completed"' in line:
+                return line
+    return ""
+
+
+def test_owner_runs_a_campaign_and_the_annotator_sees_only_their_work(tmp_path, browser):  # noqa: F811
+    store = Store(load_settings({"BOOKMARKS_DATA_DIR": str(tmp_path)}).db_path)
+    store.add_user("olga", "owner", "owner-password-1")
+    store.close()
+    with scripted_server() as model_url:
+        app = App(tmp_path, model_url)
+        app.start()
+        try:
+            owner = browser.new_context(viewport={"width": 1500, "height": 1200}).new_page()
+            sign_in(owner, app.url, "olga", "owner-password-1")
+            assert {"Library", "Play", "Annotate", "Evaluate", "Campaigns", "Settings"} <= \
+                set(tab_names(owner))
+            owner.get_by_role("tab", name="Campaigns").click()
+            owner.locator("#user-name input, #user-name textarea").first.fill("ann")
+            owner.locator("#user-add").click()
+            said = wait_for_text(owner, "#user-status", r"password", 90)
+            password = re.search(r"send it to them: (\S+)", said).group(1)
+            # a new campaign: 3 starts drawn from the storyline, 2 turns each
+            owner.locator("#campaign-name input, #campaign-name textarea").first.fill("pilot")
+            owner.locator("#campaign-story input").click()
+            owner.get_by_role("option", name="The Night Ferry").first.click()
+            owner.locator("#campaign-turns input").fill("2")
+            owner.locator("#campaign-k input").fill("1")
+            owner.locator("#campaign-annotators").get_by_text("ann", exact=True).click()
+            owner.locator("#campaign-create").click()
+            wait_for_text(owner, "#campaign-status", r"created with 3 items", 600)
+            shot(owner, "acc-1-campaign-created")
+
+            annotator = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            sign_in(annotator, app.url, "ann", password)
+            deadline = time.monotonic() + 90
+            while tab_names(annotator) != ["Annotate"]:
+                assert time.monotonic() < deadline, tab_names(annotator)
+                annotator.wait_for_timeout(250)
+            wait_for_text(annotator, "#annotate-who", r"Signed in as ann \(annotator\)", 90)
+            annotator.locator("#annotate-next").click()
+            wait_for_text(annotator, "#annotate-progress", r"Item 1 of 3", 90)
+            body = annotator.locator("body").inner_text()
+            assert "3-way ETA" not in body and "Bookmarks vs" not in body
+            annotator.locator("#vote-b").click()
+            wait_for_text(annotator, "#annotate-reveal", r"was", 90)
+            annotator.locator("#annotate-next").click()
+            wait_for_text(annotator, "#annotate-progress", r"Item 2 of 3", 90)
+            shot(annotator, "acc-2-annotator-only-annotate")
+
+            # the owner sees the annotator's progress and exports the votes
+            owner.locator("#campaign-id input").fill("1")
+            owner.locator("#campaign-show").click()
+            wait_for_text(owner, "#campaign-progress", r"ann", 90)
+            owner.locator("#campaign-export").click()
+            owner.wait_for_selector("#campaign-file a", timeout=WAIT)
+
+            # direct calls with the annotator's session are refused on the server
+            cookies = "; ".join(f"{c['name']}={c['value']}"
+                                for c in annotator.context.cookies())
+            for name in ("do_delete", "do_run", "do_save", "create_campaign", "add_account",
+                         "campaign_progress", "export_campaign"):
+                answer = direct_call(app, cookies, *fn_index(app, name, cookies))
+                assert "Not allowed for your role (annotator)" in answer, (name, answer)
+            from gradio_client import Client
+
+            client = Client(app.url, auth=("ann", password), verbose=False,
+                            download_files=False)
+            with pytest.raises(Exception, match="Not allowed for your role"):
+                client.predict(None, None, fn_index=fn_index(app, "do_delete", cookies)[0])
+            # nor are the exported votes served to them by URL
+            export = tmp_path / "exports" / "campaign-1.csv"
+            url = app.url + "gradio_api/file=" + urllib.parse.quote(str(export))
+            refused = urllib.request.Request(url, headers={"Cookie": cookies})
+            with pytest.raises(urllib.error.HTTPError) as err:
+                urllib.request.urlopen(refused, timeout=30)
+            assert err.value.code == 403
+            mine = "; ".join(f"{c['name']}={c['value']}" for c in owner.context.cookies())
+            with urllib.request.urlopen(urllib.request.Request(url, headers={"Cookie": mine}),
+                                        timeout=30) as r:
+                assert r.read().decode().startswith("campaign,annotator")
+        finally:
+            app.stop()
+    store = Store(load_settings({"BOOKMARKS_DATA_DIR": str(tmp_path)}).db_path)
+    (vote,) = store.judgments()
+    assert vote["annotator"] == "ann" and vote["vote"] == "right" and vote["campaign_id"] == 1
