@@ -180,14 +180,12 @@ class _Check:
             pairs = list(zip(self.outputs, result, strict=True))
         else:
             return result
-        fixed = []
-        for comp, value in pairs:
+        for comp, value in pairs:  # first the scene opened: a new one becomes theirs
             if comp is self.scenes.state and (sid := _scene_id(value)) is not None:
-                if not store.claim_scene(sid, mine):  # a new scene is theirs; another's: no
+                if not store.claim_scene(sid, mine):
                     raise gr.Error("That scene is another writer's.", print_exception=False)
-            if comp is self.scenes.picker:
-                value = _filter_choices(value, lambda sid: store.scene_owner(sid) == mine)
-            fixed.append((comp, value))
+        fixed = [(comp, _filter_choices(value, lambda sid: store.scene_owner(sid) == mine)
+                  if comp is self.scenes.picker else value) for comp, value in pairs]
         if isinstance(result, dict):
             return dict(fixed)
         values = [v for _, v in fixed]

@@ -1,10 +1,14 @@
-"""Accounts in real Chromium: the owner signs in, adds an annotator and creates a campaign
+"""Accounts. In-process: every event function is wrapped with its tab's role check, keeps
+its kind, and Gradio still fills in its request and progress; a writer reaches only their
+own scenes. In real Chromium: the owner signs in, adds an annotator and creates a campaign
 (3 starts drawn from a bundled story's storyline × 2 turns, scripted model) from the page;
 the annotator signs in in a second browser context, sees only Annotate, votes, and cannot
 reach Library, Settings, Evaluate or Campaigns by tab, by direct API call or by file URL."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import re
 import time
@@ -12,15 +16,125 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+import gradio as gr
 import pytest
+from gradio.helpers import special_args
 
 from bookmarks.config import load_settings
+from bookmarks.models.testing import ScriptedFakeModel
+from bookmarks.services import Services
 from bookmarks.store import Store
+from tests.conftest import make_llm
+from tests.engine_helpers import generated_story
 from tests.fake_server import scripted_server
 from tests.ui.test_browser import App, browser, shot  # noqa: F401 - the browser fixture
+from ui.auth import ASKING
+from ui.server import build_app
 
-pytestmark = pytest.mark.browser
 WAIT = 120_000
+
+
+class Asking:
+    """What Gradio hands a handler after sign-in: the request, with the user's name."""
+
+    def __init__(self, username: str | None):
+        self.username = username
+
+
+@pytest.fixture
+def app(tmp_path):
+    settings = load_settings({"BOOKMARKS_DATA_DIR": str(tmp_path),
+                              "BOOKMARKS_BACKGROUND_SYNC": "0"})
+    store = Store(settings.db_path)
+    fake = ScriptedFakeModel()
+    services = Services(settings=settings, store=store,
+                        llms={r: make_llm(fake, store, role=r) for r in ("actor", "memory", "judge")})
+    for name, role in (("olga", "owner"), ("ann", "annotator"), ("wes", "writer"),
+                       ("wyn", "writer")):
+        store.add_user(name, role, f"password-{name}")
+    demo = build_app(services)
+    yield services, demo
+    store.close()
+
+
+def handler(demo, name: str, tab_input=None):
+    found = [f for f in demo.fns.values() if f.fn is not None and f.fn.__name__ == name
+             and (tab_input is None or tab_input(f))]
+    assert len(found) == 1, (name, len(found))
+    return found[0]
+
+
+def call(block_fn, who: str | None, *args):
+    result = block_fn.fn(Asking(who), *args)
+    if inspect.iscoroutine(result):
+        return asyncio.run(result)
+    return result
+
+
+def test_every_handler_is_guarded_keeps_its_kind_and_gets_its_request_and_progress(app):
+    _, demo = app
+    fns = [f for f in demo.fns.values() if f.fn is not None]
+    assert fns and all(getattr(f.fn, "__bookmarks_guarded__", False) for f in fns)
+    for f in fns:  # the kind Gradio saw when the event was registered is the wrapper's kind
+        assert f.types_generator == (inspect.isgeneratorfunction(f.fn)
+                                     or inspect.isasyncgenfunction(f.fn)), f.fn.__name__
+    run = handler(demo, "do_run")  # async generator with a progress tracker
+    assert inspect.isasyncgenfunction(run.fn)
+    asking = Asking("olga")
+    filled, progress_at, _, _ = special_args(run.fn, list(range(7)), request=asking)
+    assert filled[0] is asking and progress_at == 8 and isinstance(filled[8], gr.Progress)
+    assert filled[1:8] == list(range(7))
+    create = handler(demo, "create_campaign")  # its own request parameter is filled in too
+    filled, progress_at, _, _ = special_args(create.fn, list(range(12)), request=asking)
+    assert filled[0] is asking and filled[13] is asking and progress_at == 14
+    assert list(inspect.signature(create.fn).parameters)[0] == ASKING
+
+
+def test_roles_are_refused_on_the_server(app):
+    services, demo = app
+    save = handler(demo, "do_save")  # Settings
+    delete = handler(demo, "do_delete")  # Library
+    for who in ("ann", "wes"):
+        with pytest.raises(gr.Error, match=r"Not allowed for your role"):
+            call(save, who, *[""] * len(save.inputs))
+    with pytest.raises(gr.Error, match=r"Not allowed for your role \(annotator\)"):
+        call(delete, "ann", None, False)
+    with pytest.raises(gr.Error, match="Sign in first"):
+        call(delete, None, None, False)
+    services.store.remove_user("wes")  # a removed account's session is refused at once
+    with pytest.raises(gr.Error, match="Sign in first"):
+        call(delete, "wes", None, False)
+    progress = handler(demo, "campaign_progress")
+    assert "Enter a campaign id" in call(progress, "olga", None)[1]
+
+
+def test_a_writer_reaches_only_their_own_scenes(app):
+    services, demo = app
+    store = services.store
+    sid = store.add_story(generated_story(60))
+
+    def scene(title):
+        return store.create_scene(sid, start_point=30, cast=["Ada", "Ben"], setting="",
+                                  method="bookmarks", title=title, settings={})
+
+    mine, theirs, owners = scene("wes's"), scene("wyn's"), scene("olga's")
+    assert store.claim_scene(mine.id, "wes") and store.claim_scene(theirs.id, "wyn")
+    resume = handler(demo, "resume")
+    label = lambda s: f"{s.id}: {s.title}"  # noqa: E731
+    with pytest.raises(gr.Error, match="another writer's"):
+        call(resume, "wes", label(theirs))
+    with pytest.raises(gr.Error, match="another writer's"):
+        call(resume, "wes", label(owners))  # the owner's scenes are not a writer's either
+    shown = call(resume, "wes", label(mine))
+    picker = next(v for k, v in shown.items() if getattr(k, "elem_id", "") == "play-scenes")
+    assert [c.split(":")[0] for c in (x[0] if isinstance(x, list | tuple) else x
+                                      for x in picker["choices"])] == [str(mine.id)]
+    assert call(resume, "olga", label(theirs))  # the owner sees every scene
+    with pytest.raises(gr.Error, match="Not allowed"):
+        call(resume, "ann", label(mine))
+    undo = handler(demo, "undo")
+    with pytest.raises(gr.Error, match="another writer's"):
+        call(undo, "wes", theirs.id)
 
 
 def sign_in(page, url: str, name: str, password: str) -> None:
@@ -73,6 +187,7 @@ def direct_call(app: App, cookies: str, fn: int, data: list) -> str:
     return ""
 
 
+@pytest.mark.browser
 def test_owner_runs_a_campaign_and_the_annotator_sees_only_their_work(tmp_path, browser):  # noqa: F811
     store = Store(load_settings({"BOOKMARKS_DATA_DIR": str(tmp_path)}).db_path)
     store.add_user("olga", "owner", "owner-password-1")
