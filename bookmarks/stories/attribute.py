@@ -65,14 +65,16 @@ class Resolver:
         if pi and self.paras[pi - 1].chapter == self.paras[pi].chapter and any(self.paras[pi - 1].speakers):
             self.stage = "exchange"  # of the last two speakers, the one who fits
             pair = {n for n in self.recent[-2:] if g in self.cast.gender(n)}
-            return pair.pop() if len(pair) == 1 else None
+            if pair:
+                return pair.pop() if len(pair) == 1 else None
         self.stage = "back"
         for back in range(1, LOOKBACK + 1):
             if pi - back < 0 or self.paras[pi - back].chapter != self.paras[pi].chapter:
                 break
             for _, name, subject in sorted(self.events[pi - back], reverse=True):
-                if subject and g in self.cast.gender(name):
-                    return name
+                gs = self.cast.gender(name)
+                if subject and (g in gs or (not gs and back == 1 and not any(self.paras[pi - 1].speakers))):
+                    return name  # `The Captain bowed.` ¶ `"…," he asked.`
         return None
 
     # --- one paragraph ---------------------------------------------------------------------
@@ -168,7 +170,7 @@ class Resolver:
                and self.cast.gender(who) for t in tags):
             return None  # `she said` where the turn would give a man
         narration = " ".join(p.seg(k) for k in range(len(p.segs)))
-        if {n for _, _, n, _ in self.cast.mentions(narration)} - {who, other}:
+        if {n for _, _, n, _ in self.cast.mentions(narration)} & self.cast.speakers - {who, other}:
             return None
         if any(who in self.addressed(q.text) for q in p.quotes if q.speech):
             return None
@@ -196,8 +198,14 @@ class Resolver:
         if speech:  # an untagged line nobody could place: the exchange is lost
             self.recent = []
             return
-        named = {n for _, _, n, _ in self.cast.mentions(p.text)}
-        if named - set(self.recent[-2:]) or len(p.text.split()) > LONG_NARRATION:
+        mentions = [m for m in self.cast.mentions(p.text) if m[2] in self.cast.speakers]
+        named = {n for _, _, n, _ in mentions}
+        subjects = {n for _, _, n, s in mentions if s}
+        if len(named) == 1 and subjects == named and len(p.text.split()) <= 30 \
+                and len(set(self.recent[-1:]) | named) == 2 \
+                and (len(self.recent) <= 1 or named <= set(self.recent[-2:])):
+            self.recent.append(named.pop())  # `Mr. Hartley said that he had not.`: his turn
+        elif named - set(self.recent[-2:]) or len(p.text.split()) > LONG_NARRATION:
             self.recent = []
 
 
@@ -233,8 +241,9 @@ def _unbracket(seg: str) -> str:
 def _narration(text: str) -> str | None:
     text = re.sub(r"\s+", " ", text).strip(" ,;:—–-")
     text = re.sub(r"^[.!?)\]]+\s*", "", text)
-    if len(re.findall(r"[A-Za-z]+", text)) < 3:
-        return None
+    words = re.findall(r"[A-Za-z]+", text)
+    if len(words) < 3 or (len(words) < 5 and text[:1].islower()):
+        return None  # what is left of a tag: `in a low voice`, `to Mr. Hartley`
     return text if text[-1:] in ".!?”\"’')" else text + "."
 
 

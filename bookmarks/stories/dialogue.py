@@ -34,6 +34,7 @@ from bookmarks.stories.speakers import (
     NameChecker,
     Person,
     display_name,
+    gender_from_name,
     genders,
     merge_variants,
     pronoun_votes,
@@ -91,19 +92,27 @@ class Cast:
     def __init__(self, paras: list[Para], checker: NameChecker, narrator: str | None,
                  narrator_forms: set[str] | None = None) -> None:
         self.checker = checker
+        seen = {(pi, k, t.subject.split()[-1]) for pi, p in enumerate(paras)
+                for k, t in [*enumerate(p.after, 1), *enumerate(p.before)]  # by narration piece
+                if t and re.fullmatch(r"the\s+[a-z]+", t.subject)}
+        heads = Counter(noun for _, _, noun in seen)
+        self.nouns = frozenset(n for n, k in heads.items() if k >= 2)  # `said the wub` twice
         found: dict[str, str] = {}  # display name → first surface form
         for p in paras:
             for tag in [*p.after, *p.before]:
-                if tag and (name := display_name(tag.subject, checker)):
+                if tag and (name := display_name(tag.subject, checker, self.nouns)):
                     found.setdefault(name, tag.subject)
         found.update(_full_names(paras, checker, found))
-        canon = merge_variants(list(found))
+        tagged = set(found)
+        found.update(_named_persons(paras, checker, found))
+        canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))})
         self.people: dict[str, Person] = {}
         for name, head in canon.items():
             person = self.people.setdefault(head, Person(head))
             person.forms |= {name, found[name]}
         if narrator:
             self.people.setdefault(narrator, Person(narrator)).forms |= (narrator_forms or set())
+        self.speakers = {canon.get(n, n) for n in tagged} | ({narrator} if narrator else set())
         self.keys = self._keys()
         narration = "\n".join(p.seg(i) for p in paras for i in range(len(p.segs)))
         forms = {f: k for f, k in self.keys.items() if f[:1].isupper() or f.startswith("the ")}
@@ -136,7 +145,7 @@ class Cast:
         return keys
 
     def lookup(self, surface: str) -> str | None:
-        name = display_name(surface, self.checker)
+        name = display_name(surface, self.checker, self.nouns)
         if name is None:
             return None
         return self.keys.get(name) or self.keys.get(surface)
@@ -146,6 +155,7 @@ class Cast:
         if not self._pattern:
             return []
         out = []
+        text = re.sub(r"^[A-Z]{2,}\b", lambda m: m.group(0).capitalize(), text)  # `MARILLA came`
         for m in self._pattern.finditer(clean(text)):
             before = text[max(0, m.start() - 12):m.start()]
             subject = verb_follows(text[m.end():m.end() + 40]) and not re.search(
@@ -198,6 +208,20 @@ def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) 
     return out
 
 
+def _named_persons(paras: list[Para], checker: NameChecker, found: dict[str, str]) -> dict[str, str]:
+    """People the narration names by a title or a first name (`Alice curtsied`, `Mrs. Dray
+    has been here`): known for pronouns and beats, though they speak only where a rule
+    gives them a quotation."""
+    out: dict[str, str] = {}
+    for p in paras:
+        for k in range(len(p.segs)):
+            for m in re.finditer(rf"(?<![\w’'-]){PROPER}(?![\w’'-])", clean(p.seg(k))):
+                name = checker.clean(m.group(0))
+                if name and name not in found and gender_from_name(name):
+                    out.setdefault(name, name)
+    return out
+
+
 def find_narrator(paras: list[Para], checker: NameChecker) -> tuple[str | None, set[str]]:
     """A first-person narrator and the forms of their name: the name the text gives ("my
     name is …", or the name the others call them by — a vocative in their speech that the
@@ -215,8 +239,8 @@ def find_narrator(paras: list[Para], checker: NameChecker) -> tuple[str | None, 
             if (m := _MY_NAME.search(q.text)) and _says_i(p, q):
                 return m.group(1), {m.group(1)}
     told = " ".join(narration)
-    first_person = len(re.findall(r"\bI\b", told))
-    if first_person < 3:
+    first_person = sum(1 for p in paras if not p.quotes and re.search(r"\b(?:I|my|me)\b", p.text))
+    if first_person < 3:  # narration paragraphs (no quotation in them) that say "I"
         return None, set()
     called: Counter[str] = Counter()
     forms: dict[str, set[str]] = {}
@@ -237,7 +261,7 @@ def find_narrator(paras: list[Para], checker: NameChecker) -> tuple[str | None, 
 _T = rf"(?:(?P<t>{TITLES})\.?\s+)?"
 VOCATIVES = [re.compile(rf"\b(?:[Mm]y\s+dear|[Dd]ear|[Oo]h?)\s+{_T}(?P<n>[A-Z][a-z]+)(?=\s*[,!?.])"),
              re.compile(rf"^{_T}(?P<n>[A-Z][a-z]+)\s*[,!]"),
-             re.compile(rf",\s*{_T}(?P<n>[A-Z][a-z]+)\s*[.!?]"),
+             re.compile(rf",\s*{_T}(?P<n>[A-Z][a-z]+)\s*(?:[.!?]|,?\s*$)"),
              re.compile(rf",\s*{_T}(?P<n>[A-Z][a-z]+),\s+(?!and\b|or\b|nor\b)[a-z]")]
 
 

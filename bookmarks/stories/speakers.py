@@ -93,23 +93,26 @@ class NameChecker:
         return " ".join(words)
 
 
-def display_name(surface: str, checker: NameChecker) -> str | None:
+def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = frozenset()
+                 ) -> str | None:
     """The character a tag's subject names, in display form, or None for pronouns and words
     that are no name: `the March Hare` → `March Hare`, `the nephew` → `Nephew`, `Scrooge's
-    nephew` stays, `Dutifully Scribney` → `Scribney`."""
+    nephew` stays, `her mother` → `Mother`, `Dutifully Scribney` → `Scribney`. `nouns`: other
+    lower-case nouns the text makes speakers (`the wub`, when it speaks more than once)."""
     s = " ".join(surface.split())
     if re.fullmatch(PRONOUN, s) or s.casefold() in ("them", "him", "her", "me", "us"):
         return None
     article = re.match(r"^(?:the|a|an|The|A|An)\s+", s)
-    if re.match(r"^(?:his|her|their|my|our|your|its)\s", s, re.I):
-        return None  # `her mother`: whose mother depends on who "her" is
+    if m := re.match(r"^(?:his|her|their|my|our|your)\s+(.+)$", s, re.I):
+        rest = m.group(1)  # `her mother`: named by the relation, as the text names her
+        return rest[:1].upper() + rest[1:] if rest.split()[-1] in PERSON_NOUNS else None
     if article:
         rest = s[article.end():]
         if rest[:1].isupper():  # `the Very Young Man`: the article marks where it starts
             words = rest.split()
             return rest if checker.is_name_word(words[-1]) or len(words) > 1 else checker.clean(rest)
         words = rest.split()
-        if words[-1] not in PERSON_NOUNS:
+        if words[-1] not in PERSON_NOUNS and words[-1] not in nouns:
             return None
         return rest[:1].upper() + rest[1:]
     if "’s " in s or "'s " in s:
@@ -129,12 +132,13 @@ def _core(name: str) -> tuple[str | None, frozenset[str]]:
 _TITLE_WORDS = frozenset(t.casefold() for t in TITLES.split("|"))
 
 
-def merge_variants(names: list[str]) -> dict[str, str]:
+def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str, str]:
     """Map each name to its fullest variant: `Slops` and `Captain Slops` → `Captain Slops`,
     `Anna` / `Miss Vell` → `Anna Vell`, `the Captain` → the one captain. A short form that
     fits two people stays apart; so do the titled forms of a family (`Mr. Bennet` and
     `Mrs. Bennet` are not `Elizabeth Bennet`), and a title that does not fit the first
-    name's gender (`Mr. Eagen` is not `Sue Eagen`)."""
+    name's gender (`Mr. Eagen` is not `Sue Eagen`). `titled`: the names written with an
+    article (`the Captain`), which alone may stand for the one character of that title."""
     titles: dict[frozenset[str], set[str]] = {}
     for n in names:
         t, c = _core(n)
@@ -146,7 +150,8 @@ def merge_variants(names: list[str]) -> dict[str, str]:
     for name in order:
         title, core = _core(name)
         fits = [h for h in heads if core <= _core(h)[1] and _title_fits(title, core, h, titles)]
-        if not fits and len(core) == 1 and next(iter(core)) in _TITLE_WORDS:  # `the Captain`
+        if not fits and len(core) == 1 and next(iter(core)) in _TITLE_WORDS \
+                and (titled is None or name in titled):  # `the Captain`
             fits = [h for h in heads if _core(h)[0] == next(iter(core))]
         if not fits and name.casefold() in (h.casefold() for h in heads):
             fits = [h for h in heads if h.casefold() == name.casefold()]

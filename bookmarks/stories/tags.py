@@ -27,7 +27,8 @@ announced screeched wailed whimpered blurted stuttered mumbled croaked piped chi
 reasoned argued objected assented exploded jeered mocked scoffed teased queried questioned
 promised explained greeted shouted sang recommended cautioned scolded stormed raged
 saying shouting crying calling whispering muttering murmuring repeating screaming exclaiming
-asking answering replying singing roaring sobbing gasping begun told tells
+asking answering replying singing roaring sobbing gasping begun told tells ejaculated
+expostulated remonstrated interposed pursued acknowledged assured rejoined vociferated
 """.split()), key=len, reverse=True)
 _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in", "chimed in",
             "burst out", "broke out", "spoke up", "ventured to ask", "ventured to say",
@@ -53,7 +54,7 @@ mother father sister brother son daughter wife husband cousin grandmother grandf
 granny landlady landlord host hostess doctor captain clerk servant visitor guest
 king queen prince princess duke duchess master mistress housekeeper cook nurse gardener
 major colonel professor judge inspector sergeant lieutenant officer soldier sailor
-parson vicar rector priest widow baby infant
+parson vicar rector priest widow baby infant friend companion
 """.split())
 STOP_WORDS = frozenset("""
 the a an and but or nor for so yet then than that this these those there here when where
@@ -72,7 +73,8 @@ _DESC = (rf"(?:the|his|her|their|my|our|your|a|an)\s+(?:(?!said\b|{_NOUN}\b)[a-z
 _POSS = rf"{PROPER}[’']s\s+(?:[a-z]+\s+)?{_NOUN}(?![-\w])"
 _CAP_DESC = rf"(?:the|The)\s+{PROPER}"
 PRONOUN = r"(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|I|[Ww]e)"
-SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{PROPER})"
+_GENERIC = r"the\s+(?!(?:same|other|others|one|rest|first|last|latter|former|whole|voice)\b)[a-z]{3,}"
+SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{PROPER}|{_GENERIC})"
 
 _LEAD = r"^[\s,.;:!?—–\-)(\[]*"
 _VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])")
@@ -146,7 +148,8 @@ def tag_before(seg: str) -> Tag | None:
     start, sentence = last_sentence(seg)
     for v in reversed(list(re.finditer(rf"\b{VERB}\b", sentence))):
         if (found := _tag_at(sentence, v)) is not None:
-            return Tag(found[1], start + found[0], start + v.end()) if found[1] else None
+            end = max(v.end(), found[0] + len(found[1]))  # `said X` ends after X
+            return Tag(found[1], start + found[0], start + end) if found[1] else None
     return None
 
 

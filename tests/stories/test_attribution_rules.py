@@ -1,0 +1,208 @@
+"""Speakers in prose, rule by rule, on short texts written for these tests (see
+bookmarks/stories/dialogue.py and attribute.py; the gold-set benchmark is
+benchmarks/attribution_accuracy.py)."""
+
+from __future__ import annotations
+
+from bookmarks.stories.importers import parse_story
+from bookmarks.stories.quotes import find_quotes, join_quotes, mark_scare_quotes, quote_style
+from bookmarks.stories.speakers import NameChecker, merge_variants
+
+
+def story(text: str):
+    return parse_story(text.encode(), "tale.txt", fmt="prose")
+
+
+def said(text: str) -> dict[str, str]:
+    """Each action's text → its character."""
+    return {a.text: a.character for a in story(text).actions}
+
+
+def cast(text: str) -> dict[str, list[str]]:
+    return {c.name: c.aliases for c in story(text).characters}
+
+
+# --- said-verbs ------------------------------------------------------------------------------
+
+
+def test_said_verbs_after_and_before_the_quote():
+    s = said('"Come in," said the Hatter.\n\n'
+             '"I would rather not," Alice replied firmly.\n\n'
+             'Harker said, "Then stay outside."\n\n'
+             'The Dormouse shook its head slowly, and murmured, "Too late."\n\n'
+             '"Sit," the Ruler said.\n')
+    assert s["Come in."] == "Hatter"
+    assert s["I would rather not."] == "Alice"
+    assert s["Then stay outside."] == "Harker"
+    assert s["Too late."] == "Dormouse"
+    assert s["Sit."] == "Ruler"
+
+
+def test_interrupted_quote_is_one_speech_with_its_sentence_break():
+    s = said('"I think," said Mara, "that we should go."\n\n'
+             '"Nope," said Tom. "I\'m going alone."\n')
+    assert s["I think, that we should go."] == "Mara"
+    assert s["Nope. I'm going alone."] == "Tom"  # not "Nope I'm going alone"
+    assert join_quotes(["Nope", "I'm going"]) == "Nope. I'm going"
+    assert join_quotes(["Wait—", "—no, go on."]) == "Wait— —no, go on."
+
+
+# --- pronouns --------------------------------------------------------------------------------
+
+
+def test_pronouns_go_to_the_nearest_character_of_their_gender():
+    s = said('"Tea?" said the Hatter.\n\n'
+             'Alice looked at the Hatter for a long time. "Why is a raven like a desk?" she '
+             'asked.\n\n'
+             'The Hatter opened his eyes very wide. "I have no idea," he said.\n\n'
+             '"Nor have I," said Alice.\n\n'
+             '"Then why ask?" he grumbled.\n')
+    assert s["Why is a raven like a desk?"] == "Alice"
+    assert s["I have no idea."] == "Hatter"
+    # no antecedent in its own paragraph: the one man of the exchange
+    assert s["Then why ask?"] == "Hatter"
+
+
+def test_a_pronoun_nobody_fits_stays_narration():
+    s = said('"Good morning," said Mr. Pell.\n\n'
+             '"Good morning," said Mr. Crane.\n\n'
+             '"Is it raining?" she asked.\n')
+    assert s['"Is it raining?" she asked.'] == "narration"
+
+
+# --- turn-taking and vocatives ---------------------------------------------------------------
+
+
+EXCHANGE = ('"Where were you?" asked Nell.\n\n'
+            '"At the mill," said Tom.\n\n'
+            '"All night?"\n\n'
+            '"All night."\n\n')
+
+
+def test_turn_taking_alternates_in_a_two_person_exchange():
+    actions = story(EXCHANGE).actions
+    assert [a.character for a in actions] == ["Nell", "Tom", "Nell", "Tom"]
+
+
+def test_a_new_name_in_the_narration_ends_the_exchange():
+    s = said(EXCHANGE + "Then the door opened and Harker came in, stamping.\n\n"
+             '"Nobody sleeps here tonight," said Harker.\n\n"Why not?"\n')
+    assert s['"Why not?"'] == "narration"  # Harker and whom? unsure, so narration
+
+
+def test_a_vocative_vetoes_the_turn_it_names():
+    s = said('"Where were you?" asked Nell.\n\n'
+             '"At the mill," said Tom.\n\n'
+             '"Nell, you know I was."\n')
+    assert s['"Nell, you know I was."'] == "narration"  # the turn would give it to Nell
+
+
+def test_an_unknown_speaker_stays_narration_and_breaks_the_turns():
+    s = said('"Where were you?" asked Nell.\n\n'
+             '"At the mill," said Tom.\n\n'
+             '"Off with his head!" the soldiers shouted.\n\n'
+             '"Is it done?" said a timid voice.\n')
+    assert s['"Off with his head!" the soldiers shouted.'] == "narration"
+    assert s['"Is it done?" said a timid voice.'] == "narration"
+
+
+# --- the first-person narrator ---------------------------------------------------------------
+
+
+def test_first_person_narrator_named_by_the_text():
+    text = ("My name is Nell Carrow, and I kept the lamp at Gullet Point.\n\n"
+            "I went down to the door when the knock came.\n\n"
+            "I found a sailor on the step, and I let him in.\n\n"
+            '"Come in," I said.\n\n"Thank you, miss," said the sailor.\n')
+    assert said(text)["Come in."] == "Nell Carrow"
+
+
+def test_first_person_narrator_named_by_what_the_others_call_them():
+    text = ("I had not seen my friend for a month when I called at the old rooms.\n\n"
+            "I found him at the fire, and I sat down opposite.\n\n"
+            "My chair was where I had left it.\n\n"
+            '"You have been travelling, Watson," said Holmes.\n\n'
+            '"How do you know?" said I.\n\n'
+            '"My dear Watson, your boots tell me."\n')
+    s = said(text)
+    assert s["How do you know?"] == "Watson"
+    assert s["You have been travelling, Watson."] == "Holmes"
+    assert s["My dear Watson, your boots tell me."] == "Holmes"  # turn-taking
+
+
+def test_unnamed_first_person_narrator():
+    text = ("I remember the evening well.\n\nI was the last of the guests to arrive.\n\n"
+            "My host met me at the door.\n\n"
+            '"You are late," said Filby.\n\n"The roads," said I.\n')
+    assert said(text)["The roads."] == "Narrator"
+
+
+# --- several speakers in one paragraph -------------------------------------------------------
+
+
+def test_several_speakers_in_one_paragraph_become_separate_actions():
+    actions = story('"Who are you?" said the Queen. Alice curtsied low. "My name is Alice," '
+                    'she said.\n').actions
+    assert [(a.character, a.text) for a in actions] == [
+        ("Queen", "Who are you?"), ("narration", "Alice curtsied low."),
+        ("Alice", "My name is Alice.")]
+
+
+# --- not speech ------------------------------------------------------------------------------
+
+
+def test_scare_quotes_titles_and_labels_stay_narration():
+    s = said('At the word "liberality," Scrooge frowned.\n\n'
+             "She took down a jar labelled 'ORANGE MARMALADE' from the shelf.\n\n"
+             'They often "came down" handsomely, and Scrooge never did.\n')
+    assert set(s.values()) == {"narration"}
+    p = 'the Psychologist gave an account of the “ingenious paradox and trick” we had seen'
+    quotes = find_quotes(p)
+    mark_scare_quotes(p, quotes)
+    assert [q.speech for q in quotes] == [False]
+
+
+def test_single_quote_texts_and_apostrophes():
+    text = ("'Well!' thought Alice to herself, 'after such a fall as this, I shan't mind "
+            "stairs!'\n\nShe didn't say a word; the bottle said 'DRINK ME' in large letters.\n\n"
+            "'I wonder,' said Alice.\n\n'What's that?' she asked.\n")
+    assert quote_style(text) == "single"
+    s = said(text)
+    assert s["Well! after such a fall as this, I shan't mind stairs!"] == "Alice"
+    assert s["What's that?"] == "Alice"
+    assert "DRINK ME" in next(t for t, who in s.items() if who == "narration")
+
+
+def test_speech_over_several_paragraphs_keeps_its_speaker():
+    s = said('"It began long ago," said the Captain, "when I was young.\n\n'
+             '"Then the war came, and I went to sea."\n')
+    assert s["Then the war came, and I went to sea."] == "Captain"
+
+
+# --- names -----------------------------------------------------------------------------------
+
+
+def test_name_variants_are_one_character_with_aliases():
+    c = cast('"Here," said Sue Eagen.\n\n"There," said Captain Slops.\n\n'
+             '"Where?" asked Miss Eagen.\n\n"Everywhere," Slops said.\n\n'
+             '"Nowhere," said the Captain.\n')
+    assert c == {"Sue Eagen": ["Miss Eagen"], "Captain Slops": ["Slops"]}
+
+
+def test_a_family_keeps_its_titles_apart():
+    names = ["Mr. Bennet", "Mrs. Bennet", "Elizabeth Bennet", "Elizabeth", "Lizzy"]
+    canon = merge_variants(names)
+    assert canon["Mr. Bennet"] == "Mr. Bennet" and canon["Mrs. Bennet"] == "Mrs. Bennet"
+    assert canon["Elizabeth"] == "Elizabeth Bennet"
+    assert merge_variants(["Mr. Eagen", "Sue Eagen"])["Mr. Eagen"] == "Mr. Eagen"
+
+
+def test_no_character_from_a_sentence_start():
+    text = ('The guards had gone. Those Korvin said were loyal stayed.\n\n'
+            '"Go," Korvin said. Dutifully Scribney said, "At once."\n\n'
+            '"And the horses?" To Robert it was plain. "Leave them," Robert answered.\n\n'
+            '"Nonsense." She\'d said it twice. "Nonsense," said Korvin.\n')
+    names = set(cast(text))
+    assert names == {"Korvin", "Scribney", "Robert"}
+    checker = NameChecker(text)
+    assert checker.clean("Those Korvin") == "Korvin" and checker.clean("She'd") is None
