@@ -131,6 +131,9 @@ def build_evaluate_tab(services: Services) -> None:
         with gr.Row():
             a_story = gr.Dropdown(story_choices(services), value=None, label="Story")
             n_starts = gr.Number(3, precision=0, minimum=1, label="Starting scenes")
+            a_source = gr.Radio([("the storyline (any model)", "storyline"),
+                                 ("the memory model", "model")], value="storyline",
+                                label="Starting scenes from", elem_id="arena-source")
             turns = gr.Number(10, precision=0, minimum=1, label="Turns per continuation")
             m_a = gr.Dropdown(METHOD_CHOICES, value="bookmarks", label="Method A")
             m_b = gr.Dropdown(METHOD_CHOICES, value="eta3", label="Method B")
@@ -141,7 +144,7 @@ def build_evaluate_tab(services: Services) -> None:
         starts = gr.Dataframe(headers=["id", "point", "characters", "setting", "first line"],
                               interactive=True, label="Starting scenes (edit setting and first line)")
         save_starts = gr.Button("Save edits")
-        arena_status = gr.Markdown()
+        arena_status = gr.Markdown(elem_id="arena-status")
         with gr.Row():
             source = gr.Radio(["human", "llm"], value="human", label="Votes from")
             results_btn = gr.Button("Show results")
@@ -222,15 +225,23 @@ def build_evaluate_tab(services: Services) -> None:
                               "method": METHODS[r["method"]]} for r in rows])
         return plot, pd.DataFrame(rows)
 
-    async def do_generate(story_label, n):
+    async def do_generate(story_label, n, from_, progress=gr.Progress()):
+        # what went wrong is said here, in words, next to the buttons (not an Error badge)
         if not story_label:
-            raise gr.Error("Choose a story.")
+            return "Choose a story first.", gr.update()
+        refused: list[str] = []
+        progress((0, int(n)), desc="starting scenes")
         try:
             ids = await arena.generate_starts(store, services.llms["memory"],
-                                              parse_id(story_label), int(n))
+                                              parse_id(story_label), int(n), source=from_,
+                                              refused=refused, on_start=lambda k, total: progress(
+                                                  (k, total), desc=f"start {k + 1} of {total}"))
         except BookmarksError as exc:
-            raise gr.Error(str(exc)) from None
-        return f"Generated {len(ids)} starting scenes.", starts_rows(story_label)
+            return esc(str(exc)), gr.update()
+        where = "drawn from the storyline" if from_ == "storyline" else "written by the model"
+        text = f"{len(ids)} of {int(n)} starting scenes {where}."
+        text += "".join(f"\n- {esc(r)}" for r in refused)
+        return text, starts_rows(story_label)
 
     @user_errors
     def do_save_starts(table):
@@ -241,31 +252,42 @@ def build_evaluate_tab(services: Services) -> None:
 
     async def do_continue(story_label, turns_, a, b, progress=gr.Progress()):
         if a == b:
-            raise gr.Error("Choose two different methods.")
+            yield "Choose two different methods."
+            return
         sid = parse_id(story_label) if story_label else None
-        pending = store.arena_starts(sid)
+        made = {i["start_id"] for i in store.arena_items()
+                if (i["method_a"], i["method_b"]) == (a, b)}
+        pending = [s for s in store.arena_starts(sid) if s["id"] not in made]
         if not pending:
-            raise gr.Error("Generate starting scenes first.")
+            yield ("Every starting scene already has an item for these two methods: generate "
+                   "more starting scenes first." if made else "Generate starting scenes first.")
+            return
         steps = len(pending) * 2 * int(turns_)
+        said: list[str] = []
+        ready = 0
         for n, s in enumerate(pending, start=1):
-            yield f"Continuing start {s['id']} ({n} of {len(pending)})…"
+            where = f"Start {n} of {len(pending)} (id {s['id']})"
+            yield "\n".join([*said, f"{where}: continuing…"])
 
-            def on_turn(method: str, k: int, total: int, n: int = n, s: dict = s) -> None:
+            def on_turn(method: str, k: int, total: int, n: int = n, where: str = where) -> None:
                 done = ((n - 1) * 2 + (method == b)) * total + k
-                progress((done, steps), desc=f"start {s['id']}: {method}, turn {k + 1} of {total}")
+                progress((done, steps), desc=f"{where}: {METHODS.get(method, method)}, turn "
+                                             f"{k + 1} of {total}")
 
             try:
                 await arena.run_item(store, services.llms, s["id"], method_a=a, method_b=b,
                                      turns=int(turns_), on_turn=on_turn)
-            except BookmarksError as exc:
-                raise gr.Error(str(exc)) from None
-        yield f"{len(pending)} items ready for annotation."
+                ready += 1
+                said.append(f"- {where}: an item is ready.")
+            except BookmarksError as exc:  # said in place; the other starts still run
+                said.append(f"- {where} gave no item: {esc(str(exc))}")
+        yield "\n".join([f"{ready} of {len(pending)} items ready for annotation.", *said])
 
     async def do_judge():
         try:
             n = await arena.llm_judge(store, services.llms["judge"])
         except BookmarksError as exc:
-            raise gr.Error(str(exc)) from None
+            return esc(str(exc))
         return f"The judge model cast {n} votes."
 
     @user_errors
@@ -318,7 +340,8 @@ def build_evaluate_tab(services: Services) -> None:
     table_btn.click(do_table, [table_runs, table_fmt], [table_out])
     compare_btn.click(do_compare, [table_runs], [table_out])
     sweep_btn.click(do_sweep, [story, points], [sweep_plot, sweep_table], concurrency_id="models")
-    gen_btn.click(do_generate, [a_story, n_starts], [arena_status, starts], concurrency_id="models")
+    gen_btn.click(do_generate, [a_story, n_starts, a_source], [arena_status, starts],
+                  concurrency_id="models")
     a_story.change(user_errors(starts_rows), [a_story], starts)
     save_starts.click(do_save_starts, [starts], arena_status)
     cont_btn.click(do_continue, [a_story, turns, m_a, m_b], arena_status, concurrency_id="models")

@@ -66,11 +66,12 @@ def _active_pair(store: Store, story_id: int, point: int) -> list[str]:
 
 async def generate_starts(store: Store, memory: LLM, story_id: int, n: int,
                           points: list[int] | None = None, *, source: str = "model",
-                          refused: list[str] | None = None) -> list[int]:
+                          refused: list[str] | None = None,
+                          on_start: Callable[[int, int], None] | None = None) -> list[int]:
     """N starting scenes at evenly spread (or given) story points: drawn from the storyline
     (`source="storyline"`, no model call) or written by the memory model. A model-written
     start that is refused twice is told in words: appended to `refused` (the others are
-    still made) or, without that list, raised."""
+    still made) or, without that list, raised. `on_start(k, n)` is told before each one."""
     if source == "storyline":
         return draw_starts(store, story_id, n, points)
     story = store.story(story_id)
@@ -80,6 +81,8 @@ async def generate_starts(store: Store, memory: LLM, story_id: int, n: int,
     ids = []
     names = [k for c in store.characters(story_id) for k in c.keys()]
     for k, point in enumerate(points[:n], start=1):
+        if on_start:
+            on_start(k - 1, min(n, len(points)))
         pair = _active_pair(store, story_id, point)
         recent = store.actions(story_id, max(1, point - 10), point)
         context = "\n".join(f"{a.character}: {a.text}" for a in recent)

@@ -8,6 +8,7 @@ reach Library, Settings, Evaluate or Campaigns by tab, by direct API call or by 
 from __future__ import annotations
 
 import asyncio
+import html
 import inspect
 import json
 import re
@@ -185,6 +186,24 @@ def direct_call(app: App, cookies: str, fn: int, data: list) -> str:
             if line.startswith("data:") and '"process_completed"' in line:
                 return line
     return ""
+
+
+def test_evaluate_arena_says_refused_starts_in_words_in_place(app):
+    services, demo = app
+    sid = services.store.add_story(generated_story(120))
+    services.llms["memory"].model.default = lambda request: json.dumps(
+        {"setting": "Ada", "first_line": "You came back."})  # a name is no setting
+    generate = handler(demo, "do_generate")
+
+    async def run(source):
+        return await generate.fn(Asking("olga"), f"{sid}: Generated", 2, source)
+
+    said, table = asyncio.run(run("model"))
+    assert said.startswith("0 of 2 starting scenes written by the model.")
+    assert "the setting 'Ada' is only a name, not a setting" in html.unescape(said)
+    assert "Error" not in said and "StartDraft" not in said
+    said, table = asyncio.run(run("storyline"))
+    assert said.startswith("2 of 2 starting scenes drawn from the storyline") and len(table) == 2
 
 
 @pytest.mark.browser
