@@ -11,7 +11,16 @@ from bookmarks.stories.dialogue import NARRATOR, Cast, Para, _read, find_narrato
 from bookmarks.stories.quotes import join_quotes, quote_style
 from bookmarks.stories.speakers import NameChecker
 from bookmarks.stories.story import NARRATION
-from bookmarks.stories.tags import TITLES, Tag, beat, is_tag_only, last_sentence, tag_before, unknown_tag
+from bookmarks.stories.tags import (
+    TITLES,
+    VERB,
+    Tag,
+    beat,
+    is_tag_only,
+    last_sentence,
+    tag_before,
+    unknown_tag,
+)
 
 LOOKBACK = 3  # paragraphs searched back for a pronoun's antecedent
 LONG_NARRATION = 120  # words: a narration paragraph this long ends an exchange
@@ -96,6 +105,7 @@ class Resolver:
                 p.speakers[i] = self.explicit(pi, p, i)
                 if p.speakers[i]:
                     self.events[pi].append((p.quotes[i].start, p.speakers[i], True))
+            self.backward(p, speech)
             if speech and not any(p.speakers) and "unknown" not in p.how:
                 if who := self.turn(pi, p):
                     for i in speech:
@@ -139,6 +149,21 @@ class Resolver:
         if pi and not seg.strip() and not self.paras[pi - 1].quotes:
             return self.introduced(pi - 1), "introduced"
         return None, ""
+
+    def backward(self, p: Para, speech: list[int]) -> None:
+        """An untagged quotation followed by an action of a speaker (`"A wub?" Franco stared.
+        "What's a wub?"`, `"Yes!" The child raised her head.`) is theirs."""
+        for i in reversed(speech):
+            if p.speakers[i] or p.how[i] == "unknown" or i + 1 >= len(p.segs):
+                continue
+            seg = p.seg(i + 1)
+            first = re.split(r"(?<=[.!?])\s+", seg.strip(), maxsplit=1)[0]
+            if not first or first[:1].islower() or re.search(rf"\b{VERB}\b", first):
+                continue
+            found = [(s, n, subj) for s, _, n, subj in self.cast.mentions(first)]
+            if found and found[0][2] and found[0][1] in self.cast.speakers \
+                    and {n for _, n, _ in found} == {found[0][1]}:
+                p.speakers[i], p.how[i] = found[0][1], "after-beat"
 
     def last_quoted(self, pi: int) -> Para | None:
         for back in range(pi - 1, max(-1, pi - 4), -1):
@@ -205,8 +230,8 @@ class Resolver:
                 and len(set(self.recent[-1:]) | named) == 2 \
                 and (len(self.recent) <= 1 or named <= set(self.recent[-2:])):
             self.recent.append(named.pop())  # `Mr. Hartley said that he had not.`: his turn
-        elif named - set(self.recent[-2:]) or len(p.text.split()) > LONG_NARRATION:
-            self.recent = []
+        elif subjects - set(self.recent[-2:]) or len(p.text.split()) > LONG_NARRATION:
+            self.recent = []  # someone else comes in, or the scene moves on
 
 
 def _fold(name: str) -> str:

@@ -39,7 +39,7 @@ from bookmarks.stories.speakers import (
     merge_variants,
     pronoun_votes,
 )
-from bookmarks.stories.tags import PROPER, TITLES, Tag, clean, tag_after, tag_before
+from bookmarks.stories.tags import PERSON_NOUNS, PROPER, TITLES, Tag, clean, tag_after, tag_before
 
 NARRATOR = "Narrator"
 _PRONOUN_G = {"he": MALE, "she": FEMALE, "it": NEUTER}
@@ -131,11 +131,14 @@ class Cast:
         for person in self.people.values():
             for form in person.forms | {person.name}:
                 keys[form] = person.name
-                if form[:1].isupper():
-                    keys.setdefault(f"the {form}", person.name)
-                    keys.setdefault(f"The {form}", person.name)
-                else:
-                    keys.setdefault(f"the {form[:1].lower()}{form[1:]}", person.name)
+                bare = re.sub(r"^(?:the|The)\s+", "", form)
+                variants = [bare] if bare[:1].isupper() else [bare, bare[:1].upper() + bare[1:]]
+                if not bare[:1].isupper() or person.name[:1].isupper() and " " not in bare \
+                        and bare.casefold() in self.nouns | PERSON_NOUNS:
+                    variants.append(bare[:1].lower() + bare[1:])  # `the Wub` / `the wub`
+                for v in variants:
+                    keys.setdefault(f"the {v}", person.name)
+                    keys.setdefault(f"The {v}", person.name)
                 for word in form.replace(".", "").split():
                     if word[:1].isupper() and self.checker.is_name_word(word):
                         owners.setdefault(word, set()).add(person.name)
