@@ -270,7 +270,8 @@ def protect(demo: gr.Blocks, access: Access, scenes: ScenePolicy | None = None) 
 # -- downloads -------------------------------------------------------------------------
 class ExportsGuard:
     """ASGI middleware: files under the exports folder (votes, runs, scenes) are served to
-    owners; writers get their own scene exports (`scene-ID.*`); annotators nothing."""
+    owners; writers get story exports and their own scene exports (`scene-ID.*`);
+    annotators nothing."""
 
     def __init__(self, app: Any, access: Access, folder: Path):
         self.app, self.access, self.folder = app, access, folder.resolve()
@@ -312,6 +313,9 @@ class ExportsGuard:
             return False
         if user.role == "owner":
             return True
+        if asked.relative_to(self.folder).parts[:1] and \
+                asked.relative_to(self.folder).parts[0].startswith("story-"):
+            return True  # the Library's story exports: stories are every writer's
         sid = _scene_id(asked.name.removeprefix("scene-").split(".", 1)[0] + ":")
         return asked.name.startswith("scene-") and sid is not None and \
             self.access.store.scene_owner(sid) == user.name

@@ -188,6 +188,49 @@ def direct_call(app: App, cookies: str, fn: int, data: list) -> str:
     return ""
 
 
+def test_exported_files_are_served_by_role(app, tmp_path):
+    from ui.auth import Access, ExportsGuard
+
+    services, _ = app
+    folder = tmp_path / "exports"
+    store = services.store
+    sid = store.add_story(generated_story(40))
+    scene = store.create_scene(sid, start_point=20, cast=["Ada", "Ben"], setting="",
+                               method="bookmarks", title="t", settings={})
+    store.claim_scene(scene.id, "wes")
+
+    async def inner(scope, receive, send):
+        await send({"type": "served"})
+
+    guard = ExportsGuard(inner, access=Access(store, env={}), folder=folder)
+
+    class GradioApp:  # what Gradio's app holds: the sign-in cookie's name and its sessions
+        cookie_id = "c1"
+        tokens = {"t-ann": "ann", "t-wes": "wes", "t-olga": "olga"}
+
+    def ask(token: str, path) -> bool:
+        sent: list[dict] = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "app": GradioApp(),
+                 "path": "/gradio_api/file=" + urllib.parse.quote(str(path)),
+                 "headers": [(b"cookie", f"access-token-c1={token}".encode())]}
+        asyncio.run(guard(scope, None, send))
+        return sent[0]["type"] == "served"
+
+    assert ask("t-olga", folder / "votes.csv") and not ask("t-ann", folder / "votes.csv")
+    assert not ask("t-ann", folder / f"scene-{scene.id}.md")
+    assert ask("t-wes", folder / f"scene-{scene.id}.md")
+    assert not ask("t-wes", folder / f"scene-{scene.id + 1}.md")
+    assert not ask("t-wes", folder / "campaign-1.csv")
+    assert ask("t-wes", folder / "story-3-jsonl" / "story.jsonl")
+    assert not ask("t-nobody", folder / "votes.csv")
+    assert not ask("t-ann", folder / ".." / "exports" / "votes.csv")
+    assert ask("t-ann", tmp_path / "elsewhere.txt")  # Gradio's own checks apply there
+
+
 def test_evaluate_arena_says_refused_starts_in_words_in_place(app):
     services, demo = app
     sid = services.store.add_story(generated_story(120))
