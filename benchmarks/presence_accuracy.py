@@ -47,31 +47,40 @@ GOLD = Path(__file__).resolve().parent / "gold" / "presence"
 TARGET = 0.95
 
 _FOOTNOTE = re.compile(r"\[\d+\]|<\d+>")
-_MARKUP = re.compile(r"[_\[\](){}]")
+_MARKUP = re.compile(r"[\[\](){}]")
 
 
 def key(text: str) -> str:
     """Text without layout and markup, for locating anchors in the storyline."""
-    return " ".join(_MARKUP.sub(" ", _FOOTNOTE.sub(" ", text)).split())
+    return keyed_with_positions(text)[0]
 
 
 def keyed_with_positions(text: str) -> tuple[str, list[int]]:
-    """`key(text)` and, for each of its characters, the offset in `text` it came from."""
+    """The text without `_`, footnote markers and brackets, with single spaces and none
+    before punctuation; and, for each of its characters, the offset in `text` it came from."""
     out: list[str] = []
     pos: list[int] = []
     clean = _FOOTNOTE.sub(lambda m: " " * len(m.group()), text)
     clean = _MARKUP.sub(" ", clean)
     space = True
     for i, ch in enumerate(clean):
+        if ch == "_":
+            continue
         if ch.isspace():
             if not space:
                 out.append(" ")
                 pos.append(i)
             space = True
-        else:
-            out.append(ch)
-            pos.append(i)
-            space = False
+            continue
+        if ch in ".,;:!?" and out and out[-1] == " ":
+            out.pop()
+            pos.pop()
+        out.append(ch)
+        pos.append(i)
+        space = False
+    if out and out[-1] == " ":
+        out.pop()
+        pos.pop()
     return "".join(out), pos
 
 

@@ -57,6 +57,16 @@ _ROMAN = re.compile(r"^[IVXLCDM]+$", re.I)
 MAX_PARAGRAPH = 20_000
 
 
+_ITALIC = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
+_FOOTNOTE = re.compile(r"(?<=\S)\[\d{1,4}\]|<\d{1,3}>")
+
+
+def clean_markup(line: str) -> str:
+    """A line without italic markers (`_Enter_ KING`, `_[Aside.]_`, `out_._]`) and footnote
+    markers (`us[107]`, `<2>`); an underscore inside a word stays."""
+    return _ITALIC.sub("", _FOOTNOTE.sub("", line))
+
+
 def _normalize(name: str) -> str:
 
     return normalize_name(name)

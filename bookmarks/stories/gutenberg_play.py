@@ -1,18 +1,34 @@
-"""Project Gutenberg plays → actions: the persons list as the cast, speaker cues in every
-printed convention, directions, acts and scenes (see gutenberg.py for the conventions)."""
+"""Project Gutenberg plays → actions: the persons list as the cast (gutenberg_cast.py),
+speaker cues in every printed convention, directions, acts and scenes (see gutenberg.py
+for the conventions).
+
+Copies differ in their markup, and the stored text keeps none of it: `_italic_` markers
+(`_Enter_ KING`, `_[To the PORTER.]_`, `_King._`) and footnote markers (`[107]`, `<2>`) go,
+directions keep their brackets. Also read:
+- a label in italics (`_Ham._ Speech`), and a label alone in its paragraph, its speech
+  (after the speaker's own directions) in the paragraphs below;
+- a joint speech printed with braces (`_Ros._ }` / `} We will haste us.` / `_Guil._}`);
+- a paragraph without a cue that continues the speech a direction interrupted (indented
+  as that speech is, or starting in lower case), and a paragraph that opens with a
+  direction and goes on in words: the direction, then the speech it continues;
+- a bracket never closed (`[Exit.`) ends with its line; a stray closing bracket is dropped.
+- A direction inside a speech that brings someone on or takes someone off (directions.py)
+  splits the speech: the words before it, the direction, the words after it are actions
+  of their own, so that who heard which words can differ (see presence.py). A speaker's
+  own directions before their first words stay with the speech (`[calls out from his
+  room]. Is that my little lark?`).
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bookmarks.errors import StoryFormatError
+from bookmarks.stories.directions import moves_anyone, split_speech
 from bookmarks.stories.gutenberg import (  # the conventions shared by plays and novels
     _DROP_LINE,
     _JOINT,
-    _LIST_END,
-    _PERSONS,
     _PLAY_HEAD,
     _RESERVED,
     _STAGE_WORD,
@@ -21,9 +37,10 @@ from bookmarks.stories.gutenberg import (  # the conventions shared by plays and
     _blocks,
     _indent,
     _label,
-    _normalize,
+    clean_markup,
     strip_boilerplate,
 )
+from bookmarks.stories.gutenberg_cast import Cast, persons_list
 from bookmarks.stories.prose import Draft
 from bookmarks.stories.story import NARRATION
 
@@ -32,112 +49,25 @@ from bookmarks.stories.story import NARRATION
 
 def gutenberg_kind(lines: list[str]) -> str:
     """"gutenberg-play" when speaker cues make up the text, else "gutenberg-novel"."""
+    return "gutenberg-play" if looks_like_play(lines) else "gutenberg-novel"
+
+
+def looks_like_play(lines: list[str]) -> bool:
+    """Speaker cues in a printed convention make up a tenth of the text (three at least)."""
     try:
         body, _ = strip_boilerplate(lines, "")
     except StoryFormatError:
         body = lines
+    body = [clean_markup(ln) for ln in _join_braces(body)]
     cast = Cast(persons_list(body)[0])
     known = _known_labels(body, cast)
     nonblank = sum(1 for ln in body if ln.strip())
     cues = sum(1 for _, line, more in _cue_candidates(body) if _cue(line, cast, known, START, more))
-    return "gutenberg-play" if cues >= 3 and cues >= 0.1 * nonblank else "gutenberg-novel"
+    return cues >= 3 and cues >= 0.1 * nonblank
 
 
-# --- The cast of a play --------------------------------------------------------------------
-
-
-def persons_list(body: list[str]) -> tuple[list[str], int]:
-    """The names in the list of persons, and the index of the line after the list."""
-    begin = next((i for i, ln in enumerate(body) if _PERSONS.match(ln)), None)
-    if begin is None:
-        return [], 0
-    names: list[str] = []
-    blanks, base, i = 0, None, begin + 1
-    while i < len(body):
-        raw, line = body[i], body[i].strip()
-        if not line:
-            blanks += 1
-            if blanks >= 2 and names:
-                break
-        elif _PLAY_HEAD.match(line) or _LIST_END.match(line):
-            break
-        else:
-            blanks = 0
-            base = _indent(raw) if base is None else base
-            if _indent(raw) <= base + 1 and line[0].isupper() and (name := _person_name(line)):
-                names.append(name)
-        i += 1
-    return names, i
-
-
-def _person_name(entry: str) -> str | None:
-    """`JOHN WORTHING, J.P.` → `John Worthing`; `Rev. Canon Chasuble, D.D.` → `Rev. Canon Chasuble`."""
-    words = re.split(r"\s*(?:[,;(:]|\s[—–-]+\s|\s--\s)", entry, maxsplit=1)[0].split()
-    if words and words[0].strip(".").isupper() and len(words[0].strip(".")) >= 2:
-        words = _take_while(words, lambda w: w.isupper() or w in ("of", "de", "la"))  # HAMLET, prince
-    else:
-        words = _take_while(words, lambda w: w[:1].isupper() or w in ("of", "de", "la"))
-    name = _normalize(" ".join(words[:5]))
-    return name if len(name) >= 2 else None
-
-
-def _take_while(words: list[str], keep: Callable[[str], bool]) -> list[str]:
-    out = []
-    for word in words:
-        if not keep(word):
-            break
-        out.append(word)
-    return out
-
-
-def _tokens(name: str) -> list[str]:
-    return [w.strip(".,").casefold() for w in name.split() if w.strip(".,")]
-
-
-@dataclass
-class Cast:
-    """The persons of the play, and which person each speaker label names."""
-
-    persons: list[str]
-    aliases: dict[str, set[str]] = field(default_factory=dict)
-
-    def match(self, label: str) -> str | None:
-        """The listed person a label names: the full name, or an abbreviation of its words
-        in order (`Ham` → Hamlet, `Lady B` → Lady Bracknell); None when none or several."""
-        said = _tokens(label)
-        if not said or len(said[0]) < 2:
-            return None
-        best: list[tuple[int, str]] = []
-        for person in self.persons:
-            score = _abbreviates(said, _tokens(person))
-            if score is not None:
-                best.append((score, person))
-        best.sort(reverse=True)
-        if best and (len(best) == 1 or best[0][0] > best[1][0]):
-            return best[0][1]
-        return None
-
-    def resolve(self, label: str) -> str:
-        name = _normalize(label)
-        person = self.match(name)
-        if person and person != name:
-            self.aliases.setdefault(person, set()).add(name)
-        return person or name
-
-
-def _abbreviates(said: list[str], full: list[str]) -> int | None:
-    """How many of `said` equal a word of `full` when each is a prefix of the next unused
-    word of `full`, in order; None when they do not fit."""
-    exact, k = 0, 0
-    for n, word in enumerate(said):
-        short_ok = n > 0 or len(word) >= 3  # `Lady B`, but not `Mr` for `Mrs.`
-        while k < len(full) and not (full[k] == word or short_ok and full[k].startswith(word)):
-            k += 1
-        if k == len(full):
-            return None
-        exact += word == full[k]
-        k += 1
-    return exact
+def has_persons_list(lines: list[str]) -> bool:
+    return bool(persons_list(lines)[0])
 
 
 # --- Speaker cues --------------------------------------------------------------------------
@@ -217,7 +147,18 @@ def _known_labels(body: list[str], cast: Cast) -> set[str]:
     return {label for (label, upper), n in counts.items() if n >= (2 if upper else 3)}
 
 
+
 # --- Plays ---------------------------------------------------------------------------------
+
+
+def _plain(text: str) -> str:
+    """Stored text: no markup, single spaces, brackets balanced."""
+    text = " ".join(clean_markup(text).split())
+    if text.count("[") > text.count("]") and text.startswith("["):
+        text = text[1:].lstrip()
+    if text.count("]") > text.count("[") and text.endswith("]"):
+        text = text[:-1].rstrip()
+    return text
 
 
 @dataclass
@@ -233,6 +174,8 @@ class _PlayWriter:
     narration: list[str] = field(default_factory=list)
     narration_line: int = 0
     indent: int = 0
+    spoken: bool = False  # the current speaker has said words (not only directions)
+    interrupted: bool = False  # a direction stands between the speech and what follows
 
     @property
     def chapter(self) -> str | None:
@@ -240,18 +183,36 @@ class _PlayWriter:
 
     def flush(self, end_speech: bool = False) -> None:
         if self.narration:
-            self.drafts.append(Draft(self.narration_line, NARRATION, " ".join(self.narration),
+            self.drafts.append(Draft(self.narration_line, NARRATION, _plain(" ".join(self.narration)),
                                      self.chapter))
             self.narration = []
         if self.speech and self.speaker:
             first, *others = self.speaker
-            text = " ".join(self.speech)
+            text = _plain(" ".join(self.speech))
             if others:
                 text = f"[together with {' and '.join(others)}] {text}"
-            self.drafts.append(Draft(self.speech_line, first, text, self.chapter))
+            self.speak(first, text)
             self.speech = []
         if end_speech:
             self.speaker = None
+            self.spoken = self.interrupted = False
+
+    def speak(self, speaker: str, text: str) -> None:
+        """The speech, split at the directions after its first words that move someone."""
+        words: list[str] = []
+        said = False
+        for is_direction, piece in split_speech(text):
+            if is_direction and said and moves_anyone(piece):
+                if words:
+                    self.drafts.append(Draft(self.speech_line, speaker, " ".join(words), self.chapter))
+                    words = []
+                self.drafts.append(Draft(self.speech_line, NARRATION, _plain(piece.strip(" _")[1:-1]),
+                                         self.chapter))
+            else:
+                words.append(piece.strip())
+                said = said or not is_direction
+        if words:
+            self.drafts.append(Draft(self.speech_line, speaker, " ".join(words), self.chapter))
 
     def heading(self, head: str, rest: str, line: int) -> None:
         self.flush(end_speech=True)
@@ -265,22 +226,29 @@ class _PlayWriter:
             self.text(rest, line)
 
     def cue(self, cue: Cue, line: int, indent: int) -> None:
-        self.flush()
+        self.flush(end_speech=True)
         self.speaker = [self.cast.resolve(n) for n in cue.names]
         self.speech_line = self.cue_line = line
         self.indent = indent
         if cue.speech:
-            self.speech.append(cue.speech)
+            self.text(cue.speech, line)
 
     def direction(self, text: str, line: int) -> None:
+        if self.speaker and not self.spoken:  # the speaker's own, before their words
+            self.text(f"[{text}]", line, words=False)
+            return
         self.flush()
-        self.drafts.append(Draft(line, NARRATION, text, self.chapter))
+        if self.speaker:
+            self.interrupted = True
+        self.drafts.append(Draft(line, NARRATION, _plain(text), self.chapter))
 
-    def text(self, text: str, line: int) -> None:
+    def text(self, text: str, line: int, words: bool = True) -> None:
         if self.speaker:
             if not self.speech:
                 self.speech_line = line
             self.speech.append(text)
+            if words and any(not d and p.strip(" .,;:") for d, p in split_speech(text)):
+                self.spoken, self.interrupted = True, False
         else:
             if not self.narration:
                 self.narration_line = line
@@ -289,7 +257,8 @@ class _PlayWriter:
 
 def _standalone(lines: list[str], i: int) -> tuple[int, str] | None:
     """A direction that starts line i and fills whole lines (`[Exit.]`, `(Aside)`,
-    `_Enter Lane._`): the index of its last line and its text without the brackets."""
+    `_Enter Lane._`, `[Exit.` never closed): the index of its last line and its text
+    without the brackets."""
     closer = {"[": "]", "(": ")", "_": "_"}.get(lines[i].strip()[:1])
     if closer is None:
         return None
@@ -304,13 +273,35 @@ def _standalone(lines: list[str], i: int) -> tuple[int, str] | None:
         elif ch == opener:
             depth += 1
     else:
-        return None
+        if opener == "_" or not (first := lines[i].strip()) or "]" in first or ")" in first:
+            return None
+        return i, first[1:].strip()  # never closed: the direction ends with its line
     tail_end = text.find("\n", k)
     tail = text[k + 1:] if tail_end < 0 else text[k + 1:tail_end]
-    if tail.strip(" .,;") or depth:
+    if tail.strip(" .,;:])_") or depth:
         return None
     inner = " ".join(text[1:k].split())
     return i + text[:k].count("\n"), inner
+
+
+_LEADING_DIRECTION = re.compile(r"^(_?\[[^\]]*\]_?|_?\([^)]*\)_?)[.:,]?\s+(?=\S)")
+
+
+def _join_braces(body: list[str]) -> list[str]:
+    """A joint speech printed with braces — `_Ros._ }` / `} We will haste us.` / `_Guil._}`
+    — on one line: `_Ros._ and _Guil._. We will haste us.` (line numbers kept)."""
+    out = list(body)
+    for first, block in _blocks(body):
+        parts = [re.match(r"^\s*([^{}]{0,30}?)\s*}\s*(.*)$", ln) for ln in block]
+        if len(block) < 2 or not all(parts):
+            continue
+        labels = [m.group(1).rstrip(". ") for m in parts if m.group(1).strip()]
+        words = " ".join(m.group(2).strip() for m in parts if m.group(2).strip())
+        if len(labels) >= 2 and words:
+            indent = " " * _indent(block[0])
+            joined = f"{indent}{' and '.join(labels)}. {words}"
+            out[first:first + len(block)] = [joined] + [""] * (len(block) - 1)
+    return out
 
 
 def _where(block: list[str], i: int, number: int, writer: _PlayWriter) -> int:
@@ -350,17 +341,35 @@ def play_start(body: list[str], after: int, cast: Cast, known: set[str]) -> int:
     return after
 
 
+def _continues(writer: _PlayWriter, raw: str, line: str, led: bool) -> bool:
+    """Whether a paragraph without a cue goes on with the current speech: right after the
+    speaker's cue (nothing said yet), or after the speech or a direction interrupting it when
+    it is indented as the speech is or starts in lower case; or when the paragraph opened
+    with a direction and these are its words (`led`)."""
+    if not writer.speaker or _STAGE_WORD.match(line) or _PLAY_HEAD.match(line):
+        return False
+    if not writer.spoken:
+        return True
+    if led:
+        return True
+    if re.sub(r"[^A-Za-z]", "", line).isupper():
+        return False
+    return line[:1].islower() or 0 < _indent(raw) <= writer.indent
+
+
 def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict]:
     body, info = strip_boilerplate(lines, file)
-    persons, after = persons_list(body)
+    body = _join_braces(body)
+    plain = [clean_markup(ln) for ln in body]
+    persons, after = persons_list(plain)
     cast = Cast(persons)
-    known = _known_labels(body, cast)
+    known = _known_labels(plain, cast)
     writer = _PlayWriter(cast)
-    for first, block in _blocks(body, play_start(body, after, cast, known)):
-        writer.flush(end_speech=True)
+    for first, block in _blocks(body, play_start(plain, after, cast, known)):
+        writer.flush()
         i = 0
         while i < len(block):
-            raw, line, number = block[i], block[i].strip(), first + i + 1
+            raw, line, number = block[i], plain[first + i].strip(), first + i + 1
             if i == 0 and (m := _PLAY_HEAD.match(line)) and len(line) < 120:
                 writer.heading(m.group("head"), (m.group("rest") or "").strip(), number)
             elif (i == 0 or not writer.speaker) and _DROP_LINE.match(line):
@@ -371,11 +380,31 @@ def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict
                     writer.direction(inner, number)
             elif writer.speaker and _indent(raw) >= writer.indent + 8 and _STAGE_WORD.match(line):
                 writer.direction(line, number)
-            elif cue := _cue(line, cast, known, _where(block, i, number, writer), i + 1 < len(block)):
+            elif cue := _cue(line, cast, known, _where(block, i, number, writer),
+                             i + 1 < len(block) or _alone_confirmed(line, cast, known)):
                 writer.cue(cue, number, _indent(raw))
+            elif i == 0 and (lead := _LEADING_DIRECTION.match(raw.strip())):
+                writer.direction(lead.group(1).strip(" _")[1:-1], number)
+                rest = clean_markup(raw.strip()[lead.end():])
+                if (c := _cue(rest, cast, known, START, True)) and c.speech:
+                    writer.cue(c, number, _indent(raw))
+                elif _continues(writer, raw, rest, led=True):
+                    writer.text(rest, number)
+                else:
+                    writer.flush(end_speech=True)
+                    writer.text(rest, number)
             else:
+                if i == 0 and not _continues(writer, raw, line, led=False):
+                    writer.flush(end_speech=True)
                 writer.text(line, number)
             i += 1
     writer.flush(end_speech=True)
     aliases = {name: sorted(labels) for name, labels in cast.aliases.items()}
     return writer.drafts, {**info, "aliases": aliases}
+
+
+def _alone_confirmed(line: str, cast: Cast, known: set[str]) -> bool:
+    """A label alone in its paragraph (its speech follows below the speaker's directions)
+    when the text or the persons list confirms it."""
+    label = line.strip().rstrip(".:")
+    return 0 < len(label) <= 40 and (label.casefold() in known or cast.match(label) is not None)

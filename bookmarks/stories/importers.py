@@ -21,7 +21,12 @@ from bookmarks.stories.decoding import check_size, decode_text
 from bookmarks.stories.fountain import looks_like_fountain, parse_fountain
 from bookmarks.stories.gutenberg import is_gutenberg
 from bookmarks.stories.gutenberg_novel import parse_gutenberg_novel
-from bookmarks.stories.gutenberg_play import gutenberg_kind, parse_gutenberg_play
+from bookmarks.stories.gutenberg_play import (
+    gutenberg_kind,
+    has_persons_list,
+    looks_like_play,
+    parse_gutenberg_play,
+)
 from bookmarks.stories.names import normalize_name
 from bookmarks.stories.prose import Draft, parse_prose
 from bookmarks.stories.story import NARRATION, PSEUDO_CHARACTERS, Action, Character, Question, Story
@@ -49,7 +54,12 @@ def decode(data: bytes, file: str) -> list[str]:
 def detect_format(lines: list[str], filename: str = "") -> str:
     """Guess the format from the extension and the first lines: `.jsonl`/`.json`/`.fountain`
     by name; then JSON, Project Gutenberg START/END markers (play or novel by its speaker
-    cues), a Fountain screenplay (title page or scene headings and cues), a script or prose."""
+    cues), a Fountain screenplay (title page or scene headings and cues), a script or prose.
+
+    A printed play without the Gutenberg markers (as many mirrors and excerpts are) is a
+    Gutenberg play when its speaker cues make up the text and it has a list of persons, or
+    when it does not read as a script (`NAME: speech` lines, names alone above speeches)
+    from its first line to its last."""
     suffix = Path(filename).suffix.lower()
     body = [ln for ln in lines if ln.strip()]
     first = body[0].lstrip() if body else ""
@@ -77,7 +87,16 @@ def detect_format(lines: list[str], filename: str = "") -> str:
             scripted += 1
         elif in_speech or _HEADING.match(ln) or _DIRECTION.match(ln) or _SPEECH.match(ln):
             scripted += 1
-    return "script" if total and scripted >= 0.6 * total else "prose"
+    guess = "script" if total and scripted >= 0.6 * total else "prose"
+    if not looks_like_play(lines):
+        return guess
+    if guess == "script" and not has_persons_list(lines):
+        try:
+            parse_script(lines, filename)
+            return "script"
+        except StoryFormatError:
+            pass
+    return "gutenberg-play"
 
 
 def _clean_text(text: object, file: str, line: int, field: str = "text") -> str:

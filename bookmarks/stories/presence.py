@@ -1,92 +1,108 @@
 """Who could perceive each action of a storyline: the basis of "witnessed" knowledge.
 
-Derived from the storyline itself, chapter by chapter (a new chapter or scene starts with
-an empty stage):
-- stage directions: `Enter A and B`, `Re-enter A`, `Exit A`, `Exit` (the last speaker),
-  `Exeunt A and B`, `Exeunt` / `Exeunt all`, `Exeunt all but A`;
-- narration naming a character as arriving or leaving (`Ada comes in`, `Ben leaves`);
-- a speaker is present when speaking (an entrance nobody wrote down), and, in texts that
-  write no entrances or exits, so is a character addressed by name (`Ada, look …`);
-- an action's own `present` list, where an import format carries one, wins.
-A character perceives their own entrance and exit. Presence is stored per story as
-ranges `(character, first, last)`; a writer can correct it over a range.
+Derived from the storyline itself, scene by scene (a new chapter — act or scene — starts
+with an empty stage), as a reader would judge it:
+
+- Every stage direction is read (directions.py): the narration lines, and the directions
+  inside a speech (`[…]`, `(…)`, `_…_`), in the order they come. Entrances and exits by any
+  common verb, groups (`Exeunt all but A`, `They all go off except A`), deaths, bodies
+  carried off, hiding, names resolved through the cast, its aliases and short forms
+  (`Exit POLONIUS` is Lord Polonius; a bare `Exit` is the speaker's, or the last speaker's).
+- A direction's own action gives the stage *after* it: at `Exit A`, A is gone; at
+  `Enter A`, A is there.
+- A speech gives the stage while its words are spoken: everyone present during any of its
+  words (a speaker who goes out at the end of their own speech heard it; someone who
+  enters at its very end did not). Gutenberg plays split a speech at a direction that moves
+  someone, so the words before and after it are actions of their own.
+- A speaker is present when speaking (an entrance nobody wrote down) — unless the voice
+  comes from off stage (`Within`, `calls out from his room`): then the speaker is not
+  present, and stays off stage, speaking or not, until an entrance.
+- The dead are not present from their death on (a body on stage perceives nothing); they
+  are back only if they speak or enter again. Hidden listeners (behind the arras, in the
+  closet) are present: they witness what is said.
+- Someone only seen at a door, in a doorway, named in passing in a scene's first
+  direction, or named as doing something while not on stage, is present for a while: for
+  their own lines and the reply to them, then taken to have gone (or when they shut the
+  door) unless they enter properly.
+- Where the text writes no exit, nobody leaves: a character stays present until an exit,
+  a death or the end of the scene. A writer corrects such a range in the Library (see
+  `set_range`); an import format that carries `present` per action wins outright (taken
+  as it is: an empty list is an empty stage, a speaker not listed is not present).
+- In a text that writes no entrances or exits at all, a character addressed by name
+  (`Ada, look …`) counts as present too.
+Presence is stored per story as ranges `(character, first, last)`.
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
+from bookmarks.stories.cast_names import Finder
+from bookmarks.stories.directions import (
+    APPEAR,
+    DIE,
+    ENTER,
+    EXIT,
+    HIDE,
+    OFF,
+    SHUT,
+    Move,
+    offstage_voice,
+    read,
+    split_speech,
+)
 from bookmarks.stories.story import NARRATION, Action, Character
-
-_ENTER = re.compile(r"\b(?:re-?)?enters?\b|\bcomes? (?:in|back)\b|\barrives?\b|\breturns?\b",
-                    re.IGNORECASE)
-_EXIT = re.compile(r"\bexit\b|\bexits\b|\bexeunt\b|\bleaves?\b|\bgoes? (?:out|off)\b|"
-                   r"\bdeparts?\b", re.IGNORECASE)
-_ALL_BUT = re.compile(r"\bexeunt\b[^.;]*?\ball but\b", re.IGNORECASE)
-_ALL = re.compile(r"\bexeunt(?: omnes| all)?\s*[.\]]?\s*$|\bexeunt (?:omnes|all)\b(?! but)",
-                  re.IGNORECASE)
-_CLAUSE = re.compile(r"[.;]\s+|\]\s*")
 
 Ranges = dict[str, list[tuple[int, int]]]
 
-
-class Finder:
-    """Whole-word, case-insensitive name matching against the cast (longest name first)."""
-
-    def __init__(self, cast: Sequence[Character]):
-        keys = sorted({(k, c.name) for c in cast for k in c.keys() if k.strip()},
-                      key=lambda kv: -len(kv[0]))
-        self.by_key = {k.casefold(): name for k, name in keys}
-        self.pattern = re.compile(
-            r"(?<![\w'])(" + "|".join(re.escape(k) for k, _ in keys) + r")(?![\w'])",
-            re.IGNORECASE) if keys else None
-
-    def vocatives(self, text: str) -> set[str]:
-        """Names used to address someone: "Nell, …", "…, Nell." (not names talked about)."""
-        if self.pattern is None:
-            return set()
-        out = set()
-        for m in self.pattern.finditer(text):
-            before, after = text[:m.start()].rstrip(), text[m.end():m.end() + 1]
-            if (not before or before.endswith((",", "—", "!", "?", "."))) and after in (",", "!") \
-                    or before.endswith(",") and after in (".", "!", "?", ","):
-                out.add(self.by_key[m.group(1).casefold()])
-        return out
-
-    def names(self, text: str) -> list[str]:
-        if self.pattern is None:
-            return []
-        out: list[str] = []
-        for m in self.pattern.finditer(text):
-            name = self.by_key[m.group(1).casefold()]
-            if name not in out:
-                out.append(name)
-        return out
+__all__ = ["Finder", "Ranges", "Witness", "derive", "set_range", "split_speech", "to_ranges"]
 
 
-def _direction(text: str, present: set[str], find: Finder, last_speaker: str | None
-               ) -> tuple[set[str], set[str]]:
-    """(entering, leaving) for one narration line, clause by clause."""
-    entering: set[str] = set()
-    leaving: set[str] = set()
-    for clause in filter(None, (c.strip(" [].") for c in _CLAUSE.split(text))):
-        named = find.names(clause)
-        if _ALL_BUT.search(clause):
-            keep = set(find.names(clause[_ALL_BUT.search(clause).end():]))
-            leaving |= (present | entering) - keep
-        elif _ALL.search(clause) and not named:
-            leaving |= present | entering
-        elif m := _EXIT.search(clause):
-            who = [n for n in find.names(clause[m.start():])] or named
-            if who:
-                leaving |= set(who)
-            elif last_speaker:
-                leaving.add(last_speaker)
-        elif _ENTER.search(clause):
-            entering |= set(named)
-    return entering, leaving
+class _Stage:
+    """Who is on stage, and how firmly."""
+
+    def __init__(self) -> None:
+        self.present: set[str] = set()
+        self.weak: dict[str, int] = {}  # seen at a door or in passing: speeches since
+        self.offstage: set[str] = set()  # voices heard from off stage, until they enter
+        self.dead: set[str] = set()
+
+    def scene(self) -> None:
+        self.present, self.weak, self.offstage = set(), {}, set()
+
+    def apply(self, moves: Iterable[Move]) -> None:
+        for move in moves:
+            for name in move.names:
+                self.one(move.kind, name)
+
+    def one(self, kind: str, name: str) -> None:
+        if kind in (ENTER, HIDE) or kind == APPEAR and name not in self.present:
+            if kind == APPEAR:
+                self.weak[name] = 0
+            else:
+                self.weak.pop(name, None)
+            self.present.add(name)
+            self.offstage.discard(name)
+            self.dead.discard(name)
+        elif kind in (EXIT, DIE, OFF) or kind == SHUT and name in self.weak:
+            self.present.discard(name)
+            self.weak.pop(name, None)
+            if kind == DIE:
+                self.dead.add(name)
+            if kind == OFF:
+                self.offstage.add(name)
+
+    def speech_by(self, speaker: str) -> None:
+        """A new speech: those present only for a while go after the reply to their lines."""
+        for name in list(self.weak):
+            if name == speaker:
+                self.weak[name] = 0
+                continue
+            self.weak[name] += 1
+            if self.weak[name] >= 2:
+                self.present.discard(name)
+                del self.weak[name]
 
 
 def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, set[str]]:
@@ -94,32 +110,57 @@ def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, se
     find = Finder(cast)
     known = {c.name for c in cast}
     out: dict[int, set[str]] = {}
-    present: set[str] = set()
+    stage = _Stage()
     chapter: object = object()
     last_speaker: str | None = None
+    opening = True  # no one has spoken yet in this scene
     directed = False  # the text writes entrances and exits: trust them over vocatives
     for a in actions:
         if a.chapter != chapter:
-            chapter, present, last_speaker = a.chapter, set(), None
+            chapter, last_speaker, opening = a.chapter, None, True
+            stage.scene()
         given = getattr(a, "present", None)
-        if given:
+        if given is not None:  # taken as it is: nobody when empty, the speaker only if listed
             names = {find.by_key.get(n.casefold(), n) for n in given}  # aliases too
-            present = (names & known) | ({a.character} & known)
-            out[a.index] = set(present)
+            stage.present = names & known
+            stage.weak = {}
+            out[a.index] = set(stage.present)
             continue
         if a.character == NARRATION:
-            entering, leaving = _direction(a.text, present, find, last_speaker)
-            directed = directed or bool(entering or leaving)
-            here = present | entering
-            out[a.index] = set(here | leaving)  # one sees oneself enter and leave
-            present = here - leaving
+            moves = read(a.text, find, last_speaker, stage.present, stage.dead, opening)
+            directed = directed or any(m.kind in (ENTER, EXIT, DIE) for m in moves)
+            stage.apply(moves)
+            out[a.index] = set(stage.present)
             continue
-        if a.character in known:
-            present.add(a.character)
-            last_speaker = a.character
-        if not directed:  # "Maren, forgive me" said alone on stage is no entrance
-            present |= {n for n in find.vocatives(a.text) if n != a.character}
-        out[a.index] = set(present)
+        opening = False
+        speaker = a.character if a.character in known else None
+        pieces = split_speech(a.text)
+        lead = [p for _, p in pieces[:next((k for k, (d, _) in enumerate(pieces) if not d),
+                                           len(pieces))]]
+        if speaker:
+            stage.speech_by(speaker)
+            if any(offstage_voice(p) for p in lead) or speaker in stage.offstage:
+                stage.one(OFF, speaker)
+            else:
+                stage.one(ENTER if speaker not in stage.weak else APPEAR, speaker)
+            last_speaker = speaker
+        heard: set[str] = set()
+        spoken = False
+        for is_direction, piece in pieces:
+            if is_direction:
+                moves = read(piece, find, speaker or last_speaker, stage.present, stage.dead)
+                directed = directed or any(m.kind in (ENTER, EXIT, DIE) for m in moves)
+                stage.apply(moves)
+            else:
+                heard |= stage.present
+                spoken = True
+        if not spoken:
+            heard = set(stage.present)
+        if not directed and speaker:  # "Maren, forgive me" said alone on stage is no entrance
+            addressed = {n for n in find.vocatives(a.text) if n != speaker}
+            stage.present |= addressed
+            heard |= addressed
+        out[a.index] = heard
     return out
 
 

@@ -54,17 +54,17 @@ def play_story() -> Story:
 def test_presence_follows_entrances_exits_and_scenes():
     per = derive(play_story().actions, CAST)
     assert per[1] == {"Ada Penrose", "Ben Carne"}  # Enter ADA and BEN
-    assert per[4] == {"Ada Penrose", "Ben Carne"}  # Ben sees himself leave
+    assert per[4] == {"Ada Penrose"}  # a direction gives the stage after it: Ben is gone
     assert per[5] == {"Ada Penrose"}  # alone: the secret is Ada's only
     assert per[7] == {"Ada Penrose", "Cid Hale"}
     assert per[9] == {"Ada Penrose", "Ben Carne", "Cid Hale"}  # Re-enter BEN
-    assert per[11] == {"Cid Hale"}  # Exeunt all but CID: Cid's confession is his
-    assert per[12] == {"Cid Hale"}  # a bare Exit: the last speaker leaves
+    assert per[10] == per[11] == {"Cid Hale"}  # Exeunt all but CID: Cid's confession is his
+    assert per[12] == set()  # a bare Exit: the last speaker leaves
     assert per[13] == {"Ben Carne", "Cid Hale"}  # a new scene starts empty
-    assert per[16] == {"Ben Carne", "Cid Hale"} and "Ada Penrose" not in per[14]
+    assert per[16] == set() and "Ada Penrose" not in per[14]  # Exeunt: everyone goes
     ranges = to_ranges(per)
-    assert ranges["Ada Penrose"] == [(1, 10)]
-    assert set_range(ranges["Ada Penrose"], 12, 14, True) == [(1, 10), (12, 14)]
+    assert ranges["Ada Penrose"] == [(1, 9)]
+    assert set_range(ranges["Ada Penrose"], 12, 14, True) == [(1, 9), (12, 14)]
     assert set_range([(1, 10)], 5, 6, False) == [(1, 4), (7, 10)]
 
 
@@ -76,9 +76,9 @@ def test_a_source_that_carries_presence_wins():
 
 def test_a_writer_corrects_presence_and_stale_memory_goes(store):
     sid = store.add_story(play_story())
-    assert store.presence(sid)["Ada Penrose"] == [(1, 10)]
+    assert store.presence(sid)["Ada Penrose"] == [(1, 9)]
     store.mark_presence(sid, "Ada Penrose", 14, 15, True)
-    assert store.presence(sid)["Ada Penrose"] == [(1, 10), (14, 15)]
+    assert store.presence(sid)["Ada Penrose"] == [(1, 9), (14, 15)]
 
 
 # -- the property test ---------------------------------------------------------------------
