@@ -103,7 +103,7 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
 
 
 _SCAFFOLD = re.compile(r"should keep in mind|\(story memory\)|the scene so far|setting:|"
-                       r"next line\.|write [\w .'-]{1,40}'s next|\(now\)|"
+                       r"next line\.|write [\w .'-]{1,40}'s next|\(now\)|'s next (?:line|action)\s*[:：]|"
                        r"\((?:#\w+, )?(?:concept|state|behavioral|profile), as of action|\[actions \d",
                        re.IGNORECASE)
 

@@ -29,10 +29,12 @@ class ScriptedFakeModel:
 
     def __init__(self, replies: list[Reply] | None = None, *, name: str = "scripted-fake",
                  default: Reply | None = None, delay: float = 0.0,
-                 structured_mode: str = "json_schema", enforce_max_tokens: bool = False):
+                 structured_mode: str = "json_schema", enforce_max_tokens: bool = False,
+                 sync_mode: str = "auto"):
         self.name = name
         self.base_url = "fake://scripted"
         self.structured_mode = structured_mode
+        self.sync_mode = sync_mode  # how memory reads a block for several bookmarks
         self.default = default
         self.delay = delay
         self.queue: deque[Reply] = deque(replies or [])
@@ -108,7 +110,8 @@ class ScriptedMemory:
 
     def kind(self, request: ChatRequest) -> str:
         text = request.messages[-1]["content"]
-        for needle, kind in (("Propose at most", "propose"), ('Answer "reuse" or "new"', "match"),
+        for needle, kind in (("Update each memory section below", "joint"),
+                             ("Propose at most", "propose"), ('Answer "reuse" or "new"', "match"),
                              ("Write the updated description", "concept"),
                              ("Decide how the state changes", "state"),
                              ("Nothing is recorded for this section yet", "first_state"),
@@ -143,6 +146,8 @@ class ScriptedMemory:
             return json.dumps({"text": f"State after update {n}."})
         if kind == "behavioral":
             return json.dumps({"keep": self.keep})
+        if kind == "joint":
+            return json.dumps(self.joint(request))
         if kind == "eta_extract":
             return f"Observations {n}."
         if kind == "eta_aggregate":
@@ -165,6 +170,36 @@ class ScriptedMemory:
         return f"{self.line} (take {n})"
 
 
+    def joint(self, request: ChatRequest) -> dict:
+        """One valid part per section of a joint update, read from the request's schema;
+        each part counts as a reply of its kind (so update numbers run on per kind)."""
+        import json
+
+        fmt = request.response_format or {}
+        schema = fmt.get("schema") or fmt.get("json_schema", {}).get("schema")
+        if schema is None:  # prompt mode: the schema is written after the request
+            text = request.messages[-1]["content"]
+            schema = json.loads(text[text.rindex("JSON schema:\n") + 13:])
+        out = {}
+        for key, part in schema["properties"].items():
+            props = part.get("properties", {})
+            kind = ("state" if "decision" in props else "first_state" if "text" in props
+                    else "concept" if "description" in props else "behavioral")
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+            n = self.counts[kind]
+            if kind == "state":
+                out[key] = {"decision": self.state, "text": f"State after update {n}."}
+            elif kind == "first_state":
+                out[key] = {"text": f"State after update {n}."}
+            elif kind == "concept":
+                out[key] = {"description": f"Description, update {n}."}
+            else:
+                allowed = props["keep"]["items"].get("enum")
+                out[key] = {"keep": [allowed[k - 1] for k in self.keep if k <= len(allowed)]
+                            if allowed else list(self.keep)}
+        return out
+
+
 LENGTH_ECHO = ("Your previous reply was cut off at the length limit. Answer again, much shorter: "
                "a few words per text field.")
 
@@ -174,7 +209,7 @@ class WorstCaseMemory(ScriptedMemory):
     titles, every match, synchronization, summary and selection is invalid JSON, and the
     actor echoes its prompt — each time another part of it (the whole request, a grounding
     header, the app's length note, the numbered "next line" template) — on every call
-    (`actor="echo"`) or on every other call, with a valid line on the re-ask
+    (`actor="echo"`) or the first time it is asked, with a valid line on the re-ask
     (`actor="echo-then-line"`). Judges answer validly, so evaluations can complete.
 
     `proposals`: the sections proposed (pronoun titles by default; see `UNREPAIRABLE`)."""
@@ -190,6 +225,7 @@ class WorstCaseMemory(ScriptedMemory):
         super().__init__(sections=proposals or self.PRONOUN_TITLES, line=line)
         self.actor = actor
         self.echoes = 0
+        self.asked: set[str] = set()
 
     def kind(self, request: ChatRequest) -> str:
         # a repair re-ask ends with the app's note: the request's kind is in its first ask
@@ -203,12 +239,18 @@ class WorstCaseMemory(ScriptedMemory):
             import json
 
             return json.dumps({"sections": self.sections})
-        if kind in ("match", "state", "first_state", "behavioral", "eta3_select", "concept",
+        if kind in ("match", "state", "first_state", "behavioral", "eta3_select", "concept", "joint",
                     "eta_extract", "eta_aggregate"):
             return self.INVALID_JSON
         if kind == "act":
-            if self.actor == "echo-then-line" and self.counts[kind] % 2 == 0:
+            import re
+
+            # the same question again (a re-ask, perhaps with a note added): a line
+            asked = re.match(r".*next line\.", request.messages[-1]["content"], re.DOTALL)
+            key = asked.group(0) if asked else request.messages[-1]["content"]
+            if self.actor == "echo-then-line" and key in self.asked:
                 return f"{self.line} (take {self.counts[kind]})"
+            self.asked.add(key)
             return self.echo(request)
         self.counts[kind] -= 1  # the parent counts it again
         return super().__call__(request)
