@@ -43,6 +43,7 @@ class Resolver:
         self.recent: list[str] = []
         self.tags: list[list[Tag | None]] = [[] for _ in paras]  # the tag each quote used
         self.stage = ""  # how the last pronoun was resolved (shown in `Para.how`)
+        self.took_turn = -1  # the narration paragraph that gave someone a turn
 
     # --- names and pronouns --------------------------------------------------------------
 
@@ -185,9 +186,13 @@ class Resolver:
 
     def turn(self, pi: int, p: Para) -> str | None:
         """Turn-taking: in an exchange of two (A B, A B A …) or around one central speaker
-        (A B A C …), an untagged paragraph is the one who spoke before last."""
+        (A B A C …), an untagged paragraph right after a speech (or after narration that
+        gave one of the two a turn: `Mr. Hartley said that he had not.`) is the one who
+        spoke before last. After other narration the rules are unsure: it stays narration."""
         r = self.recent
         if len(r) < 2 or not (len(r) == 2 or r[-3] == r[-1] or (len(r) >= 4 and r[-4] == r[-2])):
+            return None
+        if not (pi and any(self.paras[pi - 1].speakers)) and self.took_turn != pi - 1:
             return None
         who, other = r[-2], r[-1]
         tags = [t for t in [*p.after, *p.before] if t and _pronoun(t)]
@@ -230,6 +235,7 @@ class Resolver:
                 and len(set(self.recent[-1:]) | named) == 2 \
                 and (len(self.recent) <= 1 or named <= set(self.recent[-2:])):
             self.recent.append(named.pop())  # `Mr. Hartley said that he had not.`: his turn
+            self.took_turn = self.paras.index(p)
         elif subjects - set(self.recent[-2:]) or len(p.text.split()) > LONG_NARRATION:
             self.recent = []  # someone else comes in, or the scene moves on
 
