@@ -19,6 +19,8 @@ from bookmarks.errors import ConfigError
 
 ROLES = ("actor", "memory", "judge")
 STRUCTURED_MODES = ("auto", "json_schema", "json_object", "prompt")
+# how the memory role reads a block for several bookmarks (engine/joint_sync.py)
+SYNC_MODES = ("auto", "joint", "prefix", "separate")
 EMBEDDED = "embedded"
 ROLE_DEFAULT_TEMPERATURE = {"actor": 0.8, "memory": 0.0, "judge": 0.0}
 ROLE_DEFAULT_MAX_TOKENS = {"actor": 160, "memory": 400, "judge": 300}
@@ -38,6 +40,9 @@ class RoleConfig:
     # the model's context window (prompt + reply), in tokens: every request is fitted to it.
     # None: ask the server (vLLM, llama.cpp and others report it), else DEFAULT_CONTEXT_TOKENS
     context_tokens: int | None = None
+    # joint (one call per block for all bookmarks), prefix (a call each, the block first),
+    # separate (each bookmark on its own); auto: measured per backend (joint_sync.py)
+    sync_mode: str = "auto"
 
     @property
     def embedded(self) -> bool:
@@ -143,6 +148,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         if structured not in STRUCTURED_MODES:
             raise ConfigError(f"structured output mode for {role} must be one of "
                               f"{', '.join(STRUCTURED_MODES)}, not {structured!r}.")
+        sync_mode = str(pick(role, "sync_mode") or "auto")
+        if sync_mode not in SYNC_MODES:
+            raise ConfigError(f"sync mode for {role} must be one of {', '.join(SYNC_MODES)}, "
+                              f"not {sync_mode!r}.")
         roles[role] = RoleConfig(
             role=role,
             base_url=pick(role, "base_url"),  # type: ignore[arg-type]
@@ -155,6 +164,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             structured=structured,
             timeout=_float(pick(role, "timeout"), f"{role} timeout", 120.0),
             context_tokens=_context(pick(role, "context_tokens"), role),
+            sync_mode=sync_mode,
         )
     embed_url = (file_cfg.get("embedder", {}).get("base_url")
                   or env.get("BOOKMARKS_EMBEDDER_BASE_URL"))

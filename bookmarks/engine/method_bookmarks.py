@@ -24,6 +24,7 @@ from bookmarks.engine.grounding import (
     compose,
     grounded_event,
 )
+from bookmarks.engine.joint_sync import AUTO, SEPARATE, bring_step, resolve_mode, tidy
 from bookmarks.engine.matching import match
 from bookmarks.engine.recall import new_bookmark, visible_bookmarks
 from bookmarks.engine.sync import (
@@ -69,6 +70,20 @@ class BookmarksOptions:
     concurrency: int = 4
     top_examples: int = 8
     sync: SyncOptions = field(default_factory=SyncOptions)
+    sync_mode: str = AUTO  # joint | prefix | separate; auto: see joint_sync.resolve_mode
+
+
+@dataclass
+class Step:
+    """A prediction's proposals and matches, before its bookmarks are synchronized."""
+
+    p_new: int
+    cast: list[Character]
+    existing: list[Bookmark]
+    meter: LLM
+    events: list[dict]
+    writes: MemoryWrites
+    selected: list[Bookmark]
 
 
 def _usable_title(title: str) -> bool:
@@ -89,11 +104,16 @@ class BookmarksGrounder:
         self.costs = costs or CostModel()
 
     async def ground(self, req: GroundRequest) -> Grounding:
-        opts = self.options
+        step = await self.select(req)
+        return self.conclude(req, step, await self.bring_forward(req, step))
+
+    async def select(self, req: GroundRequest, existing: list[Bookmark] | None = None) -> Step:
+        """Propose and match: the bookmarks this prediction grounds on (`existing`: the
+        bookmarks visible here, when a caller plans several steps before any commits)."""
         await self.memory.discover_context()  # prompts are packed to the model's window
         p_new = req.position - 1
         cast = self.store.characters(req.story_id)
-        existing = self._recall(req, p_new)
+        existing = self._recall(req, p_new) if existing is None else existing
         meter = self.memory.metered()
         events: list[dict] = []
         sections = await self._propose(req, existing, cast, meter, events)
@@ -101,13 +121,31 @@ class BookmarksGrounder:
                        "subject": s.subject} for s in sections]
         writes = MemoryWrites()
         selected = await self._match(req, sections, existing, meter, events, writes)
-        sem = asyncio.Semaphore(max(1, opts.concurrency))
-        results = await asyncio.gather(*(self._sync(req, bm, cast, p_new, sem) for bm in selected))
+        return Step(p_new, cast, existing, meter, events, writes, selected)
+
+    async def bring_forward(self, req: GroundRequest, step: Step) -> list[SyncResult]:
+        """Synchronize the selected bookmarks to the prediction's point: block-major (each
+        block read once for all of them; see joint_sync.py), or each on its own."""
+        mode = resolve_mode(self.memory, self.options.sync_mode)
+        if mode != SEPARATE:
+            return await bring_step(self.store, self.memory, req, step.selected, mode=mode,
+                                    keys=lambda subject: _keys(subject, step.cast),
+                                    max_read=self.options.max_read, costs=self.costs,
+                                    block=self.options.sync.state_block,
+                                    concurrency=self.options.concurrency)
+        sem = asyncio.Semaphore(max(1, self.options.concurrency))
+        return await asyncio.gather(*(self._sync(req, bm, step.cast, step.p_new, sem)
+                                      for bm in step.selected))
+
+    def conclude(self, req: GroundRequest, step: Step, results: list[SyncResult]) -> Grounding:
+        """Record the synchronizations and compose the grounding."""
+        opts, selected, existing, cast = self.options, step.selected, step.existing, step.cast
+        events, writes, meter, p_new = step.events, step.writes, step.meter, step.p_new
         length = req.lineage.length(self.store)
         for bm, res in zip(selected, results, strict=True):
             self._record(req, bm, res, events, writes, length)
             for key in ("calls", "prompt_tokens", "completion_tokens"):
-                meter.usage[key] += getattr(res, key)
+                meter.usage[key] = tidy(meter.usage[key] + getattr(res, key))  # call shares
         pieces = [self._view(b, req) for b in selected]
         chosen = {id(b) for b in selected}
         nearby = [b for b in existing if id(b) not in chosen and b.version_id
@@ -303,6 +341,7 @@ class BookmarksGrounder:
                        "p_old": res.p_old, "p_new": res.p_new, "actions_read": res.actions_read,
                        "calls": res.calls, "prompt_tokens": res.prompt_tokens,
                        "completion_tokens": res.completion_tokens,
+                       "mode": getattr(res, "mode", SEPARATE), "shared": getattr(res, "shared", 0),
                        "actions_read_wo": res.actions_read_wo, "calls_wo": res.calls_wo,
                        "tokens_wo": res.prompt_tokens_wo + res.completion_tokens_wo,
                        "stalled": res.stalled[:300]})

@@ -1,0 +1,174 @@
+"""Prompts and reply schemas for reading a block of actions once for several bookmarks.
+
+Every prompt here puts the block first — `Story: "…". New actions:` and the numbered
+lines, exactly as the state prompts of prompts.py do — so that calls about the same block
+share their longest prefix (a server that keeps the last prompt's cache, llama.cpp, or
+that caches prefixes, vLLM, does not process it again). What follows the block is one
+section (`block_concept`, `block_behavioral`, or prompts.state/first_state) or several
+(`joint_update`: one reply with a part per section, each part validated on its own).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bookmarks.engine.actor import PLACEHOLDER, PLACEHOLDER_NUMBER, register_app_texts
+from bookmarks.engine.lineage import IndexedLine
+from bookmarks.engine.prompts import MEMORY_SYSTEM, lines_block
+from bookmarks.engine.sync import FirstState, StateDecision
+from bookmarks.stories.story import NARRATION
+
+CONCEPT_WORDS = 120
+STATE_WORDS = 60
+
+
+def _head(story: str, block: Sequence[IndexedLine]) -> str:
+    """The shared prefix of every prompt about this block (the same as prompts.state)."""
+    return f'Story: "{story}". New actions:\n{lines_block(block)}\n\n'
+
+
+def block_concept(*, story: str, block: Sequence[IndexedLine], title: str, subject: str,
+                  current: str, p: int, pinned: bool) -> list[dict[str, str]]:
+    keep = ("The current description was written by the user: keep its wording and only add "
+            "new facts. " if pinned else "")
+    user = (
+        _head(story, block)
+        + f'Section: "{title}" - a description of {subject}.\n'
+        f"Current description (as of action {p}): {current or '(none yet)'}\n\n"
+        f"{keep}Write the updated description of {subject} in at most {CONCEPT_WORDS} words. "
+        "Keep what is still true, add what these actions reveal. Reply with the description "
+        "only."
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def block_behavioral(*, story: str, block: Sequence[IndexedLine], title: str, subject: str,
+                     candidates: Sequence[int]) -> list[dict[str, str]]:
+    user = (
+        _head(story, block)
+        + f'Section: "{title}" - examples of how {subject} behaves.\n'
+        f"{subject}'s actions above, as candidates: {numbered(candidates)}.\n\n"
+        "Which candidates are good examples for this section? Reply with their numbers in "
+        '"keep" (an empty list if none fits).'
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def numbered(indices: Sequence[int]) -> str:
+    """Candidates numbered from 1 by their story index: "1 = [12], 2 = [15]"."""
+    return ", ".join(f"{n} = [{i}]" for n, i in enumerate(indices, start=1))
+
+
+def state_part(*, title: str, subject: str, node: str, node_range: str) -> str:
+    return (f'"{title}" - the evolving state of {subject}. Current state ({node_range}): '
+            f"{node}\n   Answer with \"decision\": \"unchanged\" (nothing relevant happened), "
+            '"refine" (same state, more detail) or "append" (the state changed), and "text": '
+            f"the full new state in at most {STATE_WORDS} words (empty if unchanged).")
+
+
+def first_state_part(*, title: str, subject: str) -> str:
+    return (f'"{title}" - the evolving state of {subject}. Nothing is recorded yet.\n   '
+            f'Answer with "text": the state of {subject} as these actions leave it, in at '
+            f"most {STATE_WORDS} words.")
+
+
+def concept_part(*, title: str, subject: str, current: str, pinned: bool) -> str:
+    keep = " (written by the user: keep its wording, only add facts)" if pinned else ""
+    return (f'"{title}" - a description of {subject}. Current description{keep}: '
+            f"{current or '(none yet)'}\n   Answer with \"description\": the updated "
+            f"description of {subject} in at most {CONCEPT_WORDS} words, keeping what is still "
+            'true ("" if these actions reveal nothing new).')
+
+
+def behavioral_part(*, title: str, subject: str, candidates: Sequence[int]) -> str:
+    return (f'"{title}" - examples of how {subject} behaves. {subject}\'s actions above, as '
+            f'candidates: {numbered(candidates)}.\n   Answer with "keep": the numbers of the '
+            "candidates that are good examples for this section ([] if none).")
+
+
+def joint_update(*, story: str, block: Sequence[IndexedLine],
+                 parts: Sequence[str]) -> list[dict[str, str]]:
+    keys = ", ".join(f"s{n}" for n in range(1, len(parts) + 1))
+    listed = "\n".join(f"s{n}. {text}" for n, text in enumerate(parts, start=1))
+    user = (
+        _head(story, block)
+        + "Update each memory section below from these new actions, each on its own.\n"
+        f"{listed}\n\nReply with one JSON object with one key per section ({keys}), each "
+        "holding that section's answer."
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+# -- reply schemas ---------------------------------------------------------------------------
+
+class ConceptUpdate(BaseModel):
+    description: str = Field(default="", max_length=2000)
+
+
+class KeepNumbers(BaseModel):
+    keep: list[int] = Field(default_factory=list, max_length=64)
+
+
+class JointReply(BaseModel):
+    """Any JSON object: each part (`s1`, `s2`, …) is validated on its own, so one invalid
+    part is asked again alone instead of failing them all. The JSON schema sent to the
+    server (see `joint_schema`) still describes every part exactly."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def part(self, n: int) -> Any:
+        return (self.model_extra or {}).get(f"s{n}")
+
+
+_SCHEMAS: dict[type, dict] = {}
+
+
+class _JointSchemaBase(JointReply):
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kw: Any) -> dict[str, Any]:  # noqa: D102
+        return _SCHEMAS[cls]
+
+
+def part_schema(kind: str, candidates: int = 0) -> dict:
+    """The JSON schema of one part: a state decision, a first state, a description, or
+    the numbers kept among `candidates` (an enum, so a grammar allows only those)."""
+    if kind == "state":
+        return StateDecision.model_json_schema()
+    if kind == "first_state":
+        return FirstState.model_json_schema()
+    if kind == "concept":
+        return ConceptUpdate.model_json_schema()
+    items = {"type": "integer", "enum": list(range(1, candidates + 1))} if candidates \
+        else {"type": "integer"}
+    return {"type": "object", "properties": {"keep": {"type": "array", "items": items}},
+            "required": ["keep"]}
+
+
+@functools.lru_cache(maxsize=256)
+def joint_schema(kinds: tuple[tuple[str, int], ...]) -> type[JointReply]:
+    """A reply model for these parts ((kind, candidates) each), one class per shape, so
+    schema caches keyed by class stay small."""
+    props = {f"s{n}": part_schema(kind, count) for n, (kind, count) in enumerate(kinds, start=1)}
+    cls = type(f"JointUpdate{len(kinds)}", (_JointSchemaBase,), {"__module__": __name__})
+    _SCHEMAS[cls] = {"type": "object", "properties": props, "required": list(props)}
+    return cls
+
+
+def _templates() -> list[str]:
+    x, n = PLACEHOLDER, PLACEHOLDER_NUMBER
+    block = [IndexedLine(x, x, n), IndexedLine(NARRATION, x, n)]
+    parts = [state_part(title=x, subject=x, node=x, node_range=x),
+             first_state_part(title=x, subject=x),
+             concept_part(title=x, subject=x, current=x, pinned=True),
+             behavioral_part(title=x, subject=x, candidates=[n])]
+    msgs = (block_concept(story=x, block=block, title=x, subject=x, current=x, p=n, pinned=True)
+            + block_behavioral(story=x, block=block, title=x, subject=x, candidates=[n])
+            + joint_update(story=x, block=block, parts=parts))
+    return [m["content"] for m in msgs] + parts
+
+
+register_app_texts(_templates)
