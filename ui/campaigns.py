@@ -179,9 +179,13 @@ def build_campaigns_tab(services: Services, access: Access) -> dict:
                 job = asyncio.ensure_future(arena.make_items(
                     store, services.llms, sid, int(n), turns=int(turns), method_a=a, method_b=b,
                     source=source, on_progress=told))
-                while not job.done():
-                    yield f"Generating items… {esc(said['text'])}", gr.update()
-                    await asyncio.wait({job}, timeout=1.0)
+                try:
+                    while not job.done():
+                        yield f"Generating items… {esc(said['text'])}", gr.update()
+                        await asyncio.wait({job}, timeout=1.0)
+                finally:
+                    if not job.done():  # the page went away or Stop: no half-made item stays
+                        job.cancel()
                 item_ids, problems = job.result()
             words = "".join(f"\n- {esc(p)}" for p in problems)
             if not item_ids:
