@@ -23,7 +23,8 @@ to no gold name counts against precision.
 Printed: per play and per split, exact-match rate per point (present set == gold set),
 character precision and recall (micro, over points), then the target line for the test
 split. `--verbose` lists the misses of the tune plays (never of the test plays: the rules
-are not tuned on them).
+are not tuned on them); `--by-character` counts, per play, the points where each character
+was wrongly present or wrongly absent.
 
     python benchmarks/presence_accuracy.py [--plays hamlet earnest] [--verbose]
 """
@@ -102,6 +103,8 @@ class Result:
     actions: int = 0
     characters: int = 0
     misses: list[dict] = field(default_factory=list)
+    wrong: dict[str, list[int]] = field(default_factory=dict)  # character → [extra, missing]
+    names: dict[str, str] = field(default_factory=dict)  # imported character → gold name
 
     def add(self, other: Result) -> None:
         for f in ("points", "exact", "tp", "fp", "fn", "not_found", "wrong_speaker"):
@@ -187,6 +190,9 @@ def evaluate(slug: str, keep_misses: bool = False) -> Result:
                                                      len(story.characters))
     ranges = to_ranges(derive(story.actions, story.characters))
     names = name_map(story, cast)
+    counts = story.action_counts()
+    result.names = {(f"{c.name} ({', '.join(c.aliases)})" if c.aliases else c.name)
+                    + f" {counts.get(c.name, 0)} lines": names[c.name] for c in story.characters}
     forms = gold_names(cast)
     source = path.read_text("utf-8")
     starts, keyed, pos = locate(story, source)
@@ -211,6 +217,8 @@ def evaluate(slug: str, keep_misses: bool = False) -> Result:
                 if action.character == NARRATION or names.get(action.character) != want:
                     result.wrong_speaker += 1
                     why = f"speech given to {action.character}"
+        for name in predicted ^ gold:
+            result.wrong.setdefault(name, [0, 0])[name in gold] += 1
         result.tp += len(predicted & gold)
         result.fp += len(predicted - gold)
         result.fn += len(gold - predicted)
@@ -236,6 +244,8 @@ def main(argv: list[str] | None = None) -> dict[str, Result]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--plays", nargs="*", help="only these gold plays")
     parser.add_argument("--verbose", action="store_true", help="list the misses (tune plays)")
+    parser.add_argument("--by-character", action="store_true",
+                        help="per play, how often each character was wrongly present / absent")
     args = parser.parse_args(argv)
     split = json.loads((GOLD / "split.json").read_text("utf-8"))
     results: dict[str, Result] = {}
@@ -247,6 +257,11 @@ def main(argv: list[str] | None = None) -> dict[str, Result]:
             results[slug] = r
             total.add(r)
             print(line(slug, r) + f"  [{r.fmt}, {r.actions} actions, {r.characters} characters]")
+            if args.by_character:
+                print("    cast: " + "; ".join(f"{k} → {v}" for k, v in r.names.items()))
+            if args.by_character and r.wrong:
+                print("    wrongly present / absent: " + ", ".join(
+                    f"{n} {a}/{b}" for n, (a, b) in sorted(r.wrong.items(), key=lambda kv: -sum(kv[1]))))
             for m in r.misses:
                 print(f"    miss [{m['case']}] {m['speaker'] or 'direction'}: {m['anchor']!r}")
                 print(f"         gold {m['gold']}  app {m['app']}  {m['why']}")

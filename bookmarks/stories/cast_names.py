@@ -75,7 +75,8 @@ def short_forms(name: str) -> set[str]:
 class Finder:
     """Whole-word, case-insensitive name matching against the cast (longest name first).
     Names and aliases first; then the short forms (`short_forms`) that name one character
-    only and are no one's name or alias (those only where written with a capital)."""
+    only and are no one's name or alias, and the plural of a word several names share
+    (`Angels`, `Scholars`) for all of them (those only where written with a capital)."""
 
     def __init__(self, cast: Sequence[Character]):
         explicit = {k.casefold(): c.name for c in cast for k in c.keys() if k.strip()}
@@ -90,24 +91,36 @@ class Finder:
             if len(owners) == 1 and form not in explicit:
                 self.by_key[form] = next(iter(owners))
                 self.derived.add(form)
-        keys = sorted(self.by_key, key=len, reverse=True)
+        # a plural shared by several (`Angels` → Good Angel and Evil Angel)
+        self.groups: dict[str, frozenset[str]] = {}
+        for form, owners in derived.items():
+            if len(owners) > 1 and " " not in form:
+                for plural in (form + "s", form + "es", form[:-1] + "ies" if form.endswith("y") else ""):
+                    if plural and plural not in self.by_key:
+                        self.groups[plural] = frozenset(owners)
+        keys = sorted([*self.by_key, *self.groups], key=len, reverse=True)
         self.pattern = re.compile(
             r"(?<![\w'’])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w])",
             re.IGNORECASE) if keys else None
 
-    def mentions(self, text: str, possessive: bool = False) -> list[tuple[int, int, str]]:
-        """(start, end, character) of every name in `text`, in order; a possessive
-        (`Helmer's study`) only when asked for."""
+    def groups_in(self, text: str, possessive: bool = False) -> list[tuple[int, int, frozenset[str]]]:
+        """(start, end, characters) of every name in `text`, in order — one character, or
+        several for a shared plural; a possessive (`Helmer's study`) only when asked for."""
         if self.pattern is None:
             return []
         out = []
         for m in self.pattern.finditer(text):
             if not possessive and _POSSESSIVE.match(text[m.end():]):
                 continue
-            if m.group(1).casefold() in self.derived and not m.group(1)[:1].isupper():
+            key = m.group(1).casefold()
+            if (key in self.derived or key in self.groups) and not m.group(1)[:1].isupper():
                 continue
-            out.append((m.start(), m.end(), self.by_key[m.group(1).casefold()]))
+            out.append((m.start(), m.end(), self.groups.get(key) or frozenset({self.by_key[key]})))
         return out
+
+    def mentions(self, text: str, possessive: bool = False) -> list[tuple[int, int, str]]:
+        """(start, end, character) of every single character's name in `text`, in order."""
+        return [(s, e, next(iter(n))) for s, e, n in self.groups_in(text, possessive) if len(n) == 1]
 
     def names(self, text: str) -> list[str]:
         out: list[str] = []

@@ -16,7 +16,8 @@ verbs of coming and going are found in order, and each moves the people it is ab
   hiding place), goes up/down the stairs, the garden, the street…, goes through the door,
   leaves (the room; not "leaves the door open", not "leaves Laertes"), any verb of motion
   with out / off / away (sweeps out, staggers out, runs off), departs, withdraws and retires
-  (alone, or into or to a room — "retires to the fireplace" stays), disappears, vanishes,
+  into or to a room, off, out (alone they step aside: "Othello withdraws" stays to listen,
+  "retires to the fireplace" stays), disappears, vanishes,
   is carried off. Entrances: enters, comes in / on / back / out of a room, returns, arrives,
   appears, runs in, looks in, is discovered. "In and out" moves no one.
 - Someone else moved: `takes the children into the room`, `leads him off`, `bearing off
@@ -120,6 +121,8 @@ _VERBS: list[tuple[str, re.Pattern]] = [(kind, re.compile(p, re.I)) for kind, p 
             r"\bexpires\b|\bbreathes\s+(?:his|her)\s+last\b"),
     ("hide", r"\bhides?\b|\bhiding\b|\bconceals?\s+(?:himself|herself|themselves)\b"),
     ("exit", r"\bexits\b|\b(?:departs?|departing|disappears?|disappearing|vanish(?:es)?|vanishing)\b"),
+    ("enter", rf"\b(?:{_MOTION}|peeps?|peeping|looks?|looking|comes?|coming)\s+(?:out|forth|forward)\s+"
+              rf"(?:of|from)\s+(?:behind|under|beneath|his|her|their|the\s+(?:{_PLACE_HIDE}))\b"),
     ("exit", rf"\b(?:{_MOTION})\s+(?:out|off|away)\b"),
     ("exit", rf"\b(?:{_GO})\s+in\b(?=\s*(?:[.,;]|$|and\b|to\b|again\b))"),
     ("exit", rf"\b(?:{_GO})(?=\s*(?:[.,;]|$))"),
@@ -158,6 +161,11 @@ _EVERYONE = {"they", "all", "both", "everyone", "everybody", "omnes", "the other
 _VERB_AFTER_NAME = re.compile(r"^\s+(?!as\b|this\b|his\b|its\b|towards\b|always\b|upstairs\b|"
                               r"downstairs\b|afterwards\b|across\b|thus\b|us\b|is\s+seen\b)"
                               r"(?:is|are|has|was|[a-z]+s)\b")
+# a sentence that opens with what someone does (`Falls and dies.`, `Rising, goes out.`)
+_VERB_FIRST = re.compile(r"^\W*(?!(?:lights|trumpets|drums|bells|voices|shouts|alarums|sounds|noises|"
+                         r"others|servants|attendants|lords|soldiers|guards|citizens|ladies|"
+                         r"gentlemen|thunder|lightning|music|flourish|enter|exit|exeunt)\b)"
+                         r"[A-Z][a-z]+(?:s|ing|ed)\b(?![’']s)")
 _BUT = re.compile(r"\b(?:all\s+)?(?:but|except|save)\b", re.I)
 _ABBREVIATIONS = frozenset("mr mrs ms dr st hon rev capt col gen lt sgt prof jr sr mme mlle messrs "
                            "no vol".split())
@@ -178,16 +186,18 @@ _FROM_ROOM = re.compile(r"^\s*,?\s*from\s+(?:the|his|her|their)\s+(?:other|next|
 _INLINE = re.compile(r"_?\[[^\]]*\]_?|_?\([^)]*\)_?|(?<![\w])_(?=[^_]*[ .])[^_]+_(?![\w])")
 
 
-def split_speech(text: str) -> list[tuple[bool, str]]:
-    """A speech's pieces in order: (True, direction) or (False, spoken words)."""
+def split_speech(text: str, whole: bool = False) -> list[tuple[bool, str]]:
+    """A speech's pieces in order: (True, direction) or (False, spoken words); `whole`:
+    also the bits between directions that hold no word, so that the pieces join back into
+    the text."""
     out: list[tuple[bool, str]] = []
     pos = 0
     for m in _INLINE.finditer(text):
-        if text[pos:m.start()].strip(" .,;:-—"):
+        if whole and text[pos:m.start()] or text[pos:m.start()].strip(" .,;:-—"):
             out.append((False, text[pos:m.start()]))
         out.append((True, m.group()))
         pos = m.end()
-    if text[pos:].strip(" .,;:-—"):
+    if whole and text[pos:] or text[pos:].strip(" .,;:-—"):
         out.append((False, text[pos:]))
     return out
 
@@ -228,10 +238,11 @@ class _Reader:
         self.dead = dead
         self.last_subject: frozenset[str] | None = None
         self.moves: list[Move] = []
+        self.touched: set[str] = set()  # moved in the sentence being read
 
     # -- people ------------------------------------------------------------------------
     def mentions(self, sentence: str) -> list[_Mention]:
-        found = [_Mention(s, e, frozenset({n})) for s, e, n in self.find.mentions(sentence)]
+        found = [_Mention(s, e, n) for s, e, n in self.find.groups_in(sentence)]
         taken = [(m.start, m.end) for m in found]
         for p in _PRONOUN.finditer(sentence):
             if not any(a < p.end() and p.start() < b for a, b in taken):
@@ -293,7 +304,7 @@ class _Reader:
                                                         or first.word in _SUBJECT_PRONOUNS):
                 return self.resolve(self.group_forward(mentions, 0, sentence), subject=True)
             return None
-        if _LEAD.match(sentence[:at]):
+        if _LEAD.match(sentence[:at]) or _VERB_FIRST.match(sentence):  # `Falls and dies.`
             return frozenset({self.actor}) if self.actor else None
         return None
 
@@ -322,6 +333,7 @@ class _Reader:
         if not names:
             return
         self.moves.append(Move(kind, names))
+        self.touched |= names
         if kind in (ENTER, APPEAR, HIDE):
             self.stage |= names
         elif kind in (EXIT, DIE, OFF):
@@ -340,10 +352,10 @@ class _Reader:
                 if not any(a < m.end() and m.start() < b for _, a, b in hits):
                     hits.append((kind, m.start(), m.end()))
         hits.sort(key=lambda h: h[1])
-        moved: set[str] = set()
+        self.touched = set()
         for kind, start, end in hits:
-            who = self.verb(kind, sentence, mentions, start, end)
-            moved |= who or set()
+            self.verb(kind, sentence, mentions, start, end)
+        moved = self.touched
         for m in mentions:
             if m.names and _FROM_ROOM.match(sentence[m.end:]):
                 self.move(OFF, m.names)
@@ -406,8 +418,8 @@ class _Reader:
         if kind == "withdraw":
             if re.match(r"\s*(?:behind|into\s+(?:the\s+)?(?:" + _PLACE_HIDE + r")|under)\b", after, re.I):
                 kind = "hide"
-            elif re.match(rf"\s*(?:$|[,.;]|from\b|off\b|out\b|into\b|to\s+(?:his|her|their|the)\s+"
-                          rf"(?:\w+\s+)?(?:{_ROOM}|bed)\b)", after, re.I):
+            elif re.match(rf"\s*(?:from\s+the\s+(?:room|stage|scene)|off\b|out\b|into\b|to\s+(?:his|her|"
+                          rf"their|the)\s+(?:\w+\s+)?(?:{_ROOM}|bed)\b)", after, re.I):
                 kind = "exit"
             else:
                 return who
@@ -418,6 +430,7 @@ class _Reader:
             who = who - keep
         if kind == "shut":  # someone at the door who shuts it has gone (see presence.py)
             self.moves.append(Move(SHUT, who))
+            self.touched |= who
             return None
         self.move({"enter": ENTER, "exit": EXIT, "die": DIE, "hide": HIDE, "appear": APPEAR}[kind],
                   who - self.dead if kind in ("enter", "appear", "hide") else who)

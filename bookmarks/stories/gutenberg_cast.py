@@ -72,7 +72,7 @@ def _person(entry: str) -> Person | None:
         words = _take_while(words, lambda w: w.isupper() or w in ("of", "de", "la"))  # HAMLET, prince
     else:
         words = _take_while(words, lambda w: w[:1].isupper() or w in ("of", "de", "la"))
-    name = _normalize(" ".join(words[:5]))
+    name = _name(" ".join(words[:5]))
     if len(name) < 2:
         return None
     said = entry[len(head):]
@@ -84,6 +84,15 @@ def _person(entry: str) -> Person | None:
             other.append(_normalize(inner.strip()))
     description = " ".join(re.sub(r"[()\[\]{}]", " ", said).strip(" ,;:.—–-").split())
     return Person(name, description, other)
+
+
+def _name(printed: str) -> str:
+    """A listed name in display form: `GHOST OF HAMLET'S FATHER` → Ghost of Hamlet's Father."""
+    name = _normalize(printed)
+    if not printed.replace("'", "").replace("’", "").replace(".", "").replace(" ", "").isupper():
+        return name
+    return " ".join(w.lower() if k and w.lower() in ("of", "de", "la", "le", "the", "and", "von", "van")
+                    else "-".join(p.capitalize() for p in w.split("-")) for k, w in enumerate(name.split()))
 
 
 def _take_while(words: list[str], keep: Callable[[str], bool]) -> list[str]:
@@ -114,6 +123,7 @@ class Cast:
     people: list[Person]
     aliases: dict[str, set[str]] = field(default_factory=dict)
     seen: dict[str, str] = field(default_factory=dict)  # label without article → speaker
+    upper_labels: bool = False  # the play prints its labels in capitals (see gutenberg_play)
 
     @property
     def persons(self) -> list[str]:
@@ -125,7 +135,7 @@ class Cast:
         said = _tokens(label)
         if not said or len(said[0]) < 2:
             return None
-        best: list[tuple[int, str]] = []
+        best: list[tuple[tuple[int, int], str]] = []
         for person in self.persons:
             score = _abbreviates(said, _tokens(person))
             if score is None and said[0] in ("the", "a", "an") and len(said) > 1:
@@ -170,16 +180,19 @@ class Cast:
         return person
 
 
-def _abbreviates(said: list[str], full: list[str]) -> int | None:
+def _abbreviates(said: list[str], full: list[str]) -> tuple[int, int] | None:
     """How many of `said` equal a word of `full` when each is a prefix of the next unused
-    word of `full`, in order; None when they do not fit."""
-    exact, k = 0, 0
+    word of `full`, in order, and (negated) how many words of `full` were passed over before
+    the first; None when they do not fit (`Ham` is Hamlet rather than the Ghost of Hamlet's
+    Father)."""
+    exact, k, skipped = 0, 0, 0
     for n, word in enumerate(said):
         short_ok = n > 0 or len(word) >= 3  # `Lady B`, but not `Mr` for `Mrs.`
         while k < len(full) and not (full[k] == word or short_ok and full[k].startswith(word)):
             k += 1
+            skipped += n == 0
         if k == len(full):
             return None
         exact += word == full[k]
         k += 1
-    return exact
+    return exact, -skipped

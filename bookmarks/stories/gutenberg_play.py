@@ -93,7 +93,8 @@ def _valid_label(label: str, cast: Cast, known: set[str], where: int) -> bool:
         return False
     letters = [c for c in label if c.isalpha()]
     upper = len(letters) >= 2 and all(c.isupper() for c in letters)
-    confirmed = label.casefold().strip(". ") in known or cast.match(label) is not None
+    confirmed = label.casefold().strip(". ") in known or cast.match(label) is not None and (
+        upper or not cast.upper_labels)  # in a play of capital labels, a Title one must recur
     if where == INSIDE:
         return upper and confirmed
     if where == HANGING:
@@ -161,6 +162,15 @@ def _plain(text: str) -> str:
     return text
 
 
+def _unwrap(direction: str) -> str:
+    """A direction as an action of its own: stored text without its outer brackets."""
+    text = _plain(direction)
+    while len(text) > 2 and text[0] + text[-1] in ("[]", "()") and \
+            text.count(text[0]) == 1 and text.count(text[-1]) == 1:
+        text = text[1:-1].strip()
+    return text
+
+
 @dataclass
 class _PlayWriter:
     cast: Cast
@@ -201,18 +211,18 @@ class _PlayWriter:
         """The speech, split at the directions after its first words that move someone."""
         words: list[str] = []
         said = False
-        for is_direction, piece in split_speech(text):
+        for is_direction, piece in split_speech(text, whole=True):
             if is_direction and said and moves_anyone(piece):
-                if words:
-                    self.drafts.append(Draft(self.speech_line, speaker, " ".join(words), self.chapter))
-                    words = []
-                self.drafts.append(Draft(self.speech_line, NARRATION, _plain(piece.strip(" _")[1:-1]),
-                                         self.chapter))
+                if "".join(words).strip(" .,;:-—"):
+                    self.drafts.append(Draft(self.speech_line, speaker, "".join(words).strip(),
+                                             self.chapter))
+                words = []
+                self.drafts.append(Draft(self.speech_line, NARRATION, _unwrap(piece), self.chapter))
             else:
-                words.append(piece.strip())
-                said = said or not is_direction
-        if words:
-            self.drafts.append(Draft(self.speech_line, speaker, " ".join(words), self.chapter))
+                words.append(piece)
+                said = said or not is_direction and bool(piece.strip(" .,;:-—"))
+        if "".join(words).strip(" .,;:-—"):
+            self.drafts.append(Draft(self.speech_line, speaker, "".join(words).strip(), self.chapter))
 
     def heading(self, head: str, rest: str, line: int) -> None:
         self.flush(end_speech=True)
@@ -234,13 +244,14 @@ class _PlayWriter:
             self.text(cue.speech, line)
 
     def direction(self, text: str, line: int) -> None:
+        text = _unwrap(text)
         if self.speaker and not self.spoken:  # the speaker's own, before their words
             self.text(f"[{text}]", line, words=False)
             return
         self.flush()
         if self.speaker:
             self.interrupted = True
-        self.drafts.append(Draft(line, NARRATION, _plain(text), self.chapter))
+        self.drafts.append(Draft(line, NARRATION, text, self.chapter))
 
     def text(self, text: str, line: int, words: bool = True) -> None:
         if self.speaker:
@@ -293,7 +304,7 @@ def _join_braces(body: list[str]) -> list[str]:
     out = list(body)
     for first, block in _blocks(body):
         parts = [re.match(r"^\s*([^{}]{0,30}?)\s*}\s*(.*)$", ln) for ln in block]
-        if len(block) < 2 or not all(parts):
+        if len(block) < 2 or not all(parts) or any("{" in ln for ln in block):
             continue
         labels = [m.group(1).rstrip(". ") for m in parts if m.group(1).strip()]
         words = " ".join(m.group(2).strip() for m in parts if m.group(2).strip())
@@ -364,6 +375,7 @@ def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict
     persons, after = persons_list(plain)
     cast = Cast(persons)
     known = _known_labels(plain, cast)
+    cast.upper_labels = _upper_labels(plain, cast)
     writer = _PlayWriter(cast)
     for first, block in _blocks(body, play_start(plain, after, cast, known)):
         writer.flush()
@@ -374,6 +386,8 @@ def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict
                 writer.heading(m.group("head"), (m.group("rest") or "").strip(), number)
             elif (i == 0 or not writer.speaker) and _DROP_LINE.match(line):
                 pass
+            elif raw.lstrip().startswith("_") and _alone_confirmed(line, cast, known):
+                writer.cue(Cue([line.rstrip(".: ")], ""), number, _indent(raw))
             elif found := _standalone(block, i):
                 i, inner = found
                 if inner and not re.match(r"(?:illustration|footnote)\b", inner, re.I):
@@ -401,6 +415,14 @@ def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict
     writer.flush(end_speech=True)
     aliases = {name: sorted(labels) for name, labels in cast.aliases.items()}
     return writer.drafts, {**info, "aliases": aliases}
+
+
+def _upper_labels(body: list[str], cast: Cast) -> bool:
+    """Whether nearly all speaker cues (nine in ten, of five at least) are in capitals."""
+    labels = [p for _, line, more in _cue_candidates(body)
+              if (cue := _cue(line, cast, set(), START, more)) for p in cue.names]
+    upper = sum(1 for p in labels if p.upper() == p)
+    return len(labels) >= 5 and upper >= 0.9 * len(labels)
 
 
 def _alone_confirmed(line: str, cast: Cast, known: set[str]) -> bool:

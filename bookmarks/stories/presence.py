@@ -3,6 +3,8 @@
 Derived from the storyline itself, scene by scene (a new chapter — act or scene — starts
 with an empty stage), as a reader would judge it:
 
+- A stage emptied by a direction (`Exeunt.`) starts a new scene too, where someone named
+  in the first direction is on stage (`FAUSTUS in his study.`).
 - Every stage direction is read (directions.py): the narration lines, and the directions
   inside a speech (`[…]`, `(…)`, `_…_`), in the order they come. Entrances and exits by any
   common verb, groups (`Exeunt all but A`, `They all go off except A`), deaths, bodies
@@ -23,7 +25,9 @@ with an empty stage), as a reader would judge it:
 - Someone only seen at a door, in a doorway, named in passing in a scene's first
   direction, or named as doing something while not on stage, is present for a while: for
   their own lines and the reply to them, then taken to have gone (or when they shut the
-  door) unless they enter properly.
+  door) unless they enter properly. So is an unnamed servant or messenger (`Servant`,
+  `Maid`, `Messenger`), even one who enters: they come on an errand and, where the text
+  gives them no exit, are taken to go once it is done.
 - Where the text writes no exit, nobody leaves: a character stays present until an exit,
   a death or the end of the scene. A writer corrects such a range in the Library (see
   `set_range`); an import format that carries `present` per action wins outright (taken
@@ -35,6 +39,7 @@ Presence is stored per story as ranges `(character, first, last)`.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
@@ -59,6 +64,19 @@ Ranges = dict[str, list[tuple[int, int]]]
 __all__ = ["Finder", "Ranges", "Witness", "derive", "set_range", "split_speech", "to_ranges"]
 
 
+# unnamed people who come on an errand (to announce, to bring, to fetch)
+_ERRAND_ROLES = frozenset("servant servants maid maidservant manservant housemaid parlourmaid footman "
+                          "butler page messenger attendant porter waiter waitress groom valet lackey "
+                          "usher boy".split())
+
+
+def _errand(name: str) -> bool:
+    """An unnamed servant or messenger (`Servant`, `A Maid`, `First Messenger`)."""
+    words = [w for w in re.split(r"[\s.]+", name.casefold()) if w and w not in
+             ("a", "an", "the", "first", "second", "third", "another", "old", "young")]
+    return bool(words) and all(w in _ERRAND_ROLES for w in words)
+
+
 class _Stage:
     """Who is on stage, and how firmly."""
 
@@ -78,7 +96,7 @@ class _Stage:
 
     def one(self, kind: str, name: str) -> None:
         if kind in (ENTER, HIDE) or kind == APPEAR and name not in self.present:
-            if kind == APPEAR:
+            if kind == APPEAR or kind == ENTER and _errand(name):
                 self.weak[name] = 0
             else:
                 self.weak.pop(name, None)
@@ -131,30 +149,33 @@ def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, se
             directed = directed or any(m.kind in (ENTER, EXIT, DIE) for m in moves)
             stage.apply(moves)
             out[a.index] = set(stage.present)
+            if not stage.present and any(m.kind in (EXIT, DIE) for m in moves):
+                opening = True  # the stage is empty: what follows is a new scene
             continue
         opening = False
         speaker = a.character if a.character in known else None
-        pieces = split_speech(a.text)
-        lead = [p for _, p in pieces[:next((k for k, (d, _) in enumerate(pieces) if not d),
-                                           len(pieces))]]
         if speaker:
             stage.speech_by(speaker)
-            if any(offstage_voice(p) for p in lead) or speaker in stage.offstage:
-                stage.one(OFF, speaker)
-            else:
-                stage.one(ENTER if speaker not in stage.weak else APPEAR, speaker)
             last_speaker = speaker
         heard: set[str] = set()
         spoken = False
-        for is_direction, piece in pieces:
+        lead: list[Move] = []  # the moves of the speaker's own directions before the words
+        for is_direction, piece in split_speech(a.text):
             if is_direction:
                 moves = read(piece, find, speaker or last_speaker, stage.present, stage.dead)
                 directed = directed or any(m.kind in (ENTER, EXIT, DIE) for m in moves)
+                if speaker and not spoken and offstage_voice(piece):
+                    moves.append(Move(OFF, frozenset({speaker})))
+                lead += moves if not spoken else []
                 stage.apply(moves)
-            else:
-                heard |= stage.present
-                spoken = True
+                continue
+            if speaker and not spoken:
+                _speaker_on(stage, speaker, lead)
+            heard |= stage.present
+            spoken = True
         if not spoken:
+            if speaker:
+                _speaker_on(stage, speaker, lead)
             heard = set(stage.present)
         if not directed and speaker:  # "Maren, forgive me" said alone on stage is no entrance
             addressed = {n for n in find.vocatives(a.text) if n != speaker}
@@ -162,6 +183,22 @@ def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, se
             heard |= addressed
         out[a.index] = heard
     return out
+
+
+def _speaker_on(stage: _Stage, speaker: str, lead: list[Move]) -> None:
+    """The speaker is present for their words: unless the voice is off stage (said so
+    before the words, or since their last entrance); only for a while when all that is
+    said is that they stand at the door."""
+    said = {m.kind for m in lead if speaker in m.names}
+    if OFF in said or speaker in stage.offstage and not said & {ENTER, HIDE}:
+        stage.one(OFF, speaker)
+    elif said & {ENTER, HIDE}:
+        pass
+    elif APPEAR in said or speaker in stage.weak:
+        stage.one(APPEAR, speaker)
+        stage.weak[speaker] = 0
+    else:
+        stage.one(ENTER, speaker)
 
 
 def to_ranges(per_action: dict[int, set[str]]) -> Ranges:
