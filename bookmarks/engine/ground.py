@@ -54,6 +54,26 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
     the scene window, every synchronization and every prompt see only the actions they
     were present for (see presence.py); their memory is their own (space `…@character`:
     the knower is part of a bookmark's identity)."""
+    req = request_at(store, story_id=story_id, lineage=lineage, position=position,
+                     character=character, budget=budget, space=space, window=window,
+                     scene_id=scene_id, extra_scene=extra_scene, scene_cast=scene_cast,
+                     knowledge=knowledge)
+    grounder = make_grounder(method, store, memory, budget=budget, capacity=capacity,
+                             options=BookmarksOptions(sync=SyncOptions(state_block=state_block),
+                                                      max_read=max_read))
+    grounding = await grounder.ground(req)
+    if req.witness is not None:
+        grounding.events.insert(0, {"kind": "knowledge", "mode": WITNESSED, "knower": character,
+                                    "unseen": req.witness.unseen(1, position - 1)})
+    return grounding, req.scene[:len(req.scene) - len(extra_scene or [])]
+
+
+def request_at(store: Store, *, story_id: int, lineage: Lineage, position: int, character: str,
+               budget: int = 3, space: str = "story", window: int = 10,
+               scene_id: int | None = None, extra_scene: list[IndexedLine] | None = None,
+               scene_cast: list[str] | None = None, knowledge: str = OMNISCIENT) -> GroundRequest:
+    """The request grounding the prediction of action `position` by `character` (see
+    `ground_at`): its scene window, and in witnessed mode its knower's memory and filter."""
     if knowledge not in KNOWLEDGE_MODES:
         raise BookmarksError(f"Knowledge mode is one of {', '.join(KNOWLEDGE_MODES)}, "
                              f"not {knowledge!r}.")
@@ -68,16 +88,8 @@ async def ground_at(store: Store, memory: LLM, *, story_id: int, lineage: Lineag
     else:
         scene = lineage.lines(store, max(1, position - window), position - 1)
     cast = [c.name for c in store.characters(story_id)]
-    grounder = make_grounder(method, store, memory, budget=budget, capacity=capacity,
-                             options=BookmarksOptions(sync=SyncOptions(state_block=state_block),
-                                                      max_read=max_read))
-    req = GroundRequest(story_id=story_id, story_title=story.title, lineage=lineage,
-                        position=position, character=character,
-                        scene=scene + list(extra_scene or []), cast=cast,
-                        space=space, budget=budget, scene_id=scene_id,
-                        scene_cast=list(scene_cast or []), witness=witness)
-    grounding = await grounder.ground(req)
-    if witness is not None:
-        grounding.events.insert(0, {"kind": "knowledge", "mode": WITNESSED, "knower": character,
-                                    "unseen": witness.unseen(1, position - 1)})
-    return grounding, scene
+    return GroundRequest(story_id=story_id, story_title=story.title, lineage=lineage,
+                         position=position, character=character,
+                         scene=scene + list(extra_scene or []), cast=cast,
+                         space=space, budget=budget, scene_id=scene_id,
+                         scene_cast=list(scene_cast or []), witness=witness)

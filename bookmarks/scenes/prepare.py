@@ -17,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bookmarks.engine.ground import chosen_characters, ground_at
+from bookmarks.engine.joint_sync import SEPARATE, resolve_mode
 from bookmarks.engine.lineage import Lineage
+from bookmarks.engine.read_once import prepare_read_once
 from bookmarks.engine.sync import STATE_BLOCK
 from bookmarks.errors import BookmarksError
 from bookmarks.models.llm import LLM
@@ -104,6 +106,19 @@ async def prepare(store: Store, memory: LLM, the_plan: Plan, *, budget: int = 3,
     lineage = Lineage.of(store, story.trunk_id)
     record = {"every": the_plan.every, "characters": the_plan.characters,
               "done": the_plan.done, "last_point": 0, "steps": the_plan.steps}
+    if resolve_mode(memory) != SEPARATE:  # every step left at once, reading the story once
+
+        def step_done(info: dict) -> None:
+            record.update(done=info["step"], last_point=info["point"])
+            store.set_setting(_key(story.id), record)
+            if on_step:
+                on_step({**info, "steps": the_plan.steps})
+
+        await prepare_read_once(store, memory, story_id=story.id,
+                                characters=the_plan.characters, points=the_plan.points,
+                                done=the_plan.done, budget=budget, on_step=step_done,
+                                should_stop=should_stop)
+        return record
     step = 0
     for point in the_plan.points:
         for character in the_plan.characters:

@@ -196,3 +196,67 @@ def test_the_mode_is_chosen_per_backend():
     assert resolve_mode(make_llm(fake), "prefix") == "prefix"
     fake.sync_mode = "separate"
     assert resolve_mode(make_llm(fake)) == "separate"
+
+
+SECTIONS = [{"title": "Ada's standing with Ben", "type": "state", "subject": "Ada"},
+            {"title": "Ben's plan for the gate", "type": "state", "subject": "Ben"},
+            {"title": "The harbour gate", "type": "concept", "subject": "harbour gate"},
+            {"title": "How Ada speaks", "type": "behavioral", "subject": "Ada"}]
+
+
+def _story_memory(request) -> str:
+    if "Update each memory section below" in request.messages[-1]["content"]:
+        return json.dumps(ScriptedMemory().joint(request))
+    if "Propose at most" in request.messages[-1]["content"]:
+        return json.dumps({"sections": SECTIONS[:3] if "Ben acts next" in
+                           request.messages[-1]["content"] else [SECTIONS[0], SECTIONS[3]]})
+    return _deterministic(request)
+
+
+def _versions(store, sid) -> list[tuple]:
+    rows = {r["id"]: r["title"] for r in store.bookmarks(sid, "story")}
+    return sorted((rows[v["bookmark_id"]], v["p"], v["content"])
+                  for v in store.db["bookmark_versions"].rows)
+
+
+def test_prepare_reads_the_story_once_for_every_character(store):
+    from bookmarks.engine.read_once import prepare_read_once
+
+    sid = store.add_story(generated_story(300))
+    fake = ScriptedFakeModel(default=_story_memory, sync_mode="joint")
+    record = run_sync(prepare_read_once(store, make_llm(fake, store), story_id=sid,
+                                        characters=["Ada", "Ben"], points=[100, 200, 250]))
+    assert record == {"done": 6, "last_point": 250, "mode": "joint"}
+    syncs = [r for r in fake.history if "New actions:" in r.messages[-1]["content"]]
+    for i in range(1, 251):  # every action read once, for four bookmarks of two characters
+        assert sum(f"[{i}] " in r.messages[-1]["content"] for r in syncs) == 1, i
+    versions = _versions(store, sid)
+    assert {(t, p) for t, p, _ in versions} == {(s["title"], p) for s in SECTIONS
+                                                for p in (100, 200, 250)}
+
+
+def test_read_once_commits_the_same_versions_as_checkpoint_by_checkpoint(tmp_path):
+    from bookmarks.engine.ground import ground_at
+    from bookmarks.engine.lineage import Lineage
+    from bookmarks.engine.read_once import prepare_read_once
+    from bookmarks.store import Store
+
+    results = []
+    for schedule in ("read once", "checkpoints"):
+        store = Store(tmp_path / f"{schedule}.db")
+        sid = store.add_story(generated_story(300))
+        llm = make_llm(ScriptedFakeModel(default=_story_memory, sync_mode="prefix"), store)
+        if schedule == "read once":
+            run_sync(prepare_read_once(store, llm, story_id=sid, characters=["Ada", "Ben"],
+                                       points=[100, 200, 250]))
+        else:
+            lineage = Lineage.of(store, store.story(sid).trunk_id)
+            for point in (100, 200, 250):
+                for who in ("Ada", "Ben"):
+                    g, _ = run_sync(ground_at(store, llm, story_id=sid, lineage=lineage,
+                                              position=point + 1, character=who,
+                                              method="bookmarks"))
+                    store.commit_memory(g.writes)
+        results.append(_versions(store, sid))
+        store.close()
+    assert results[0] == results[1] and len(results[0]) == 12
