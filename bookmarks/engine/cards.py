@@ -107,16 +107,18 @@ def attach(store: Store, scene_id: int, *, card: Card | None = None,
         for space in spaces:
             items.append((space, kind, title, act, content))
     writes = MemoryWrites()
-    for space, kind, title, act, content in items:
-        subject = card.name if card is not None and act == "self" else title
-        bm = new_bookmark(scene.story_id, space, subject, kind, title, store)
-        bm.pinned, bm.activation = True, act
-        if bm.id is None:
-            writes.new_bookmarks.append(bm)
-        else:
-            store.set_bookmark_flags(bm.id, pinned=True, activation=act)
-        writes.versions.append(VersionWrite(bm, scene.branch_id, scene.start_point, content))
-    store.commit_memory(writes)
+    with store.transaction():  # pins and activations are this scene's own, never the story's
+        for space, kind, title, act, content in items:
+            subject = card.name if card is not None and act == "self" else title
+            bm = new_bookmark(scene.story_id, space, subject, kind, title, store)
+            bm.pinned, bm.activation = True, act
+            if bm.id is None:
+                writes.new_bookmarks.append(bm)
+            else:
+                store.set_bookmark_flags(bm.id, pinned=True, activation=act,
+                                         branch_id=scene.branch_id)
+            writes.versions.append(VersionWrite(bm, scene.branch_id, scene.start_point, content))
+        store.commit_memory(writes, changes=scene.branch_id)  # memory read here changed
     return len(items)
 
 

@@ -27,16 +27,35 @@ def visible_bookmarks(store: Store, story_id: int, space: str, lineage: Lineage,
         rank = (v["p"], -depth[v["branch_id"]], v["id"])
         if cur is None or rank > (cur["p"], -depth[cur["branch_id"]], cur["id"]):
             best[v["bookmark_id"]] = v
+    flags = scoped_flags(store, list(best), lineage)
     out = []
     for r in rows:
         v = best.get(r["id"])
         if v is None:
             continue
+        pinned, activation = flags.get(r["id"], (bool(r["pinned"]), r.get("activation") or ""))
         out.append(Bookmark(id=r["id"], story_id=story_id, space=space, subject=r["subject"],
-                            type=r["type"], title=r["title"], pinned=bool(r["pinned"]),
+                            type=r["type"], title=r["title"], pinned=pinned,
                             p=v["p"], content=parse_content(r["type"], v["content"]),
-                            version_id=v["id"], activation=r.get("activation") or ""))
+                            version_id=v["id"], activation=activation))
     return out
+
+
+def scoped_flags(store: Store, bookmark_ids: list[int],
+                 lineage: Lineage) -> dict[int, tuple[bool, str]]:
+    """(pinned, activation) of bookmarks as this lineage sees them: a pin or a card's
+    activation belongs to the branch that set it (a scene and its forks; the trunk for a
+    story-wide choice), the nearest branch deciding. Bookmarks nobody flagged: absent."""
+    depth = {b: n for n, b in enumerate(lineage.cutoffs)}  # this branch first, trunk last
+    found: dict[int, list] = {}
+    for o in sorted(store.overrides(bookmark_ids, list(lineage.cutoffs)),
+                    key=lambda o: -depth[o["branch_id"]]):  # trunk first, nearest last
+        cur = found.setdefault(o["bookmark_id"], [False, ""])
+        if o["pinned"] is not None:
+            cur[0] = bool(o["pinned"])
+        if o["activation"] is not None:
+            cur[1] = o["activation"]
+    return {k: (v[0], v[1]) for k, v in found.items()}
 
 
 def new_bookmark(story_id: int, space: str, subject: str, kind: str, title: str,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 
 from bookmarks.engine.lineage import Lineage
-from bookmarks.engine.recall import memory_spaces, visible_bookmarks
+from bookmarks.engine.recall import memory_spaces, scoped_flags, visible_bookmarks
 from bookmarks.errors import BookmarksError
 from bookmarks.memory import (
     PROFILE,
@@ -135,8 +135,9 @@ def bookmark_timeline(store: Store, scene: SceneInfo, bookmark_id: int) -> dict:
     """The bookmark's versions visible on this scene's lineage, oldest first, with diffs."""
     from bookmarks.memory import parse_content
 
-    row = store.bookmark(bookmark_id)
     lineage = Lineage.of(store, scene.branch_id)
+    flags = scoped_flags(store, [bookmark_id], lineage).get(bookmark_id, (False, ""))
+    row = {**store.bookmark(bookmark_id), "pinned": int(flags[0]), "activation": flags[1]}
     versions = [v for v in store.bookmark_history(bookmark_id) if lineage.sees(v["branch_id"], v["p"])]
     out, previous = [], ""
     for v in versions:

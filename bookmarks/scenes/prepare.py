@@ -21,7 +21,7 @@ from bookmarks.engine.joint_sync import SEPARATE, resolve_mode
 from bookmarks.engine.lineage import Lineage
 from bookmarks.engine.read_once import prepare_read_once
 from bookmarks.engine.sync import STATE_BLOCK
-from bookmarks.errors import BookmarksError
+from bookmarks.errors import BookmarksError, StaleMemoryError
 from bookmarks.models.llm import LLM
 from bookmarks.store import Store
 
@@ -62,6 +62,24 @@ def _duration(seconds: float) -> str:
     if seconds < 7200:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+async def _checkpoint(store: Store, memory: LLM, story_id: int, lineage: Lineage, point: int,
+                      character: str, budget: int, tries: int = 3):
+    """One checkpoint, committed only if nothing it read changed meanwhile (a presence
+    correction or a merge moves the trunk's epoch): then it is grounded again."""
+    for attempt in range(tries):
+        epoch = store.branch_epoch(lineage.branch_id)
+        grounding, _ = await ground_at(store, memory, story_id=story_id, lineage=lineage,
+                                       position=point + 1, character=character,
+                                       method="bookmarks", budget=budget)
+        try:
+            store.commit_memory(grounding.writes, expect_epoch=(lineage.branch_id, epoch))
+            return grounding
+        except StaleMemoryError:
+            if attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _key(story_id: int) -> str:
@@ -127,10 +145,8 @@ async def prepare(store: Store, memory: LLM, the_plan: Plan, *, budget: int = 3,
                 continue
             if should_stop and should_stop():
                 return record
-            grounding, _ = await ground_at(store, memory, story_id=story.id, lineage=lineage,
-                                           position=point + 1, character=character,
-                                           method="bookmarks", budget=budget)
-            store.commit_memory(grounding.writes)
+            grounding = await _checkpoint(store, memory, story.id, lineage, point, character,
+                                          budget)
             record.update(done=step, last_point=point)
             store.set_setting(_key(story.id), record)
             if on_step:

@@ -271,3 +271,34 @@ def m010_bookmark_identity(db: Database) -> None:
         db.execute("DELETE FROM bookmarks WHERE id = ?", [dup])
     db["bookmarks"].create_index(["story_id", "space", "type", "subject_key", "title_key"],
                                  unique=True, index_name="bookmark_identity")
+
+
+@migrations()
+def m011_scoped_overrides_and_cache_costs(db: Database) -> None:
+    # A pin or a card's "self"/"keys"/"always" activation belongs to a branch: the scene
+    # that set it (and its forks), or the trunk for a writer's explicit story-wide choice —
+    # never silently to every scene through the shared bookmark row. On a lineage the
+    # nearest branch's override wins (NULL: says nothing, the next one up decides).
+    # The flags `bookmarks.pinned`/`activation` were story-wide; they become overrides on
+    # the branch of the bookmark's first version (a card attached to a scene: that scene;
+    # shared memory: the trunk, as before) and stay 0/'' from now on.
+    db["bookmark_overrides"].create(
+        {"bookmark_id": int, "branch_id": int, "pinned": int, "activation": str,
+         "created_at": str},
+        pk=("bookmark_id", "branch_id"),
+        foreign_keys=[("bookmark_id", "bookmarks", "id"), ("branch_id", "branches", "id")])
+    for row in db.query("SELECT b.id, b.pinned, b.activation, b.story_id, (SELECT v.branch_id "
+                        "FROM bookmark_versions v WHERE v.bookmark_id = b.id ORDER BY v.id "
+                        "LIMIT 1) AS first_branch, (SELECT t.id FROM branches t WHERE "
+                        "t.story_id = b.story_id AND t.parent_id IS NULL) AS trunk FROM "
+                        "bookmarks b WHERE b.pinned != 0 OR b.activation != ''"):
+        branch = row["first_branch"] or row["trunk"]
+        if branch is not None:
+            db["bookmark_overrides"].insert(
+                {"bookmark_id": row["id"], "branch_id": branch, "pinned": row["pinned"],
+                 "activation": row["activation"], "created_at": ""}, replace=True)
+    db.execute("UPDATE bookmarks SET pinned = 0, activation = ''")
+    # a cached reply keeps what it cost when the model made it: cost figures count what the
+    # model would have to do (a cache hit is counted at that cost, and shown apart)
+    db["llm_cache"].add_column("prompt_tokens", int, not_null_default=0)
+    db["llm_cache"].add_column("completion_tokens", int, not_null_default=0)

@@ -40,10 +40,13 @@ class ScenesStore(StoreBase):
             for sql, arg in ((f"DELETE FROM turn_events WHERE turn_id IN ({turns})", scene_id),
                              ("DELETE FROM turns WHERE scene_id = ?", scene_id),
                              ("DELETE FROM bookmark_versions WHERE branch_id = ?", scene.branch_id),
+                             ("DELETE FROM bookmark_overrides WHERE branch_id = ?",
+                              scene.branch_id),
                              ("DELETE FROM sync_costs WHERE branch_id = ?", scene.branch_id),
                              ("DELETE FROM scenes WHERE id = ?", scene_id),
                              ("DELETE FROM branches WHERE id = ?", scene.branch_id)):
                 db.execute(sql, [arg])
+        self._changed({"kind": "scene_deleted", "scene_id": scene_id})
 
     def update_scene_settings(self, scene_id: int, settings: dict) -> None:
         with self.transaction() as db:
@@ -113,12 +116,13 @@ class ScenesStore(StoreBase):
         with self.transaction() as db:
             db.execute("DELETE FROM bookmark_versions WHERE branch_id = ? AND p >= ?",
                        [turn.branch_id, turn.idx])
-            db.execute("UPDATE branches SET epoch = epoch + 1 WHERE id = ?", [turn.branch_id])
+            self._bump_epochs(db, [turn.branch_id])
             db.execute("UPDATE bookmark_versions SET turn_id = NULL WHERE turn_id = ?", [turn_id])
             db.execute("UPDATE sync_costs SET turn_id = NULL WHERE turn_id = ?", [turn_id])
             db.execute("DELETE FROM turn_events WHERE turn_id = ?", [turn_id])
             db.execute("DELETE FROM turns WHERE id = ?", [turn_id])
             db["scenes"].update(turn.scene_id, {"updated_at": now()})
+        self._changed({"kind": "epoch", "story_id": None, "branches": [turn.branch_id]})
 
     def edit_turn(self, turn_id: int, text: str) -> Turn:
         """Change a line; memory that had read it (versions on this branch at p ≥ its
@@ -131,16 +135,10 @@ class ScenesStore(StoreBase):
                        [text, now(), turn_id])
             db.execute("DELETE FROM bookmark_versions WHERE branch_id = ? AND p >= ?",
                        [turn.branch_id, turn.idx])
-            db.execute("UPDATE branches SET epoch = epoch + 1 WHERE id = ?", [turn.branch_id])
+            self._bump_epochs(db, [turn.branch_id])
             db["scenes"].update(turn.scene_id, {"updated_at": now()})
+        self._changed({"kind": "epoch", "story_id": None, "branches": [turn.branch_id]})
         return self.turn(turn_id)
-
-    def branch_epoch(self, branch_id: int) -> int:
-        """How many times a line of this branch was removed or changed (see m004)."""
-        row = self._one("SELECT epoch FROM branches WHERE id = ?", [branch_id])
-        if row is None:
-            raise NotFoundError(f"There is no branch with id {branch_id}.")
-        return row["epoch"]
 
     def scene_events(self, scene_id: int, kinds: tuple[str, ...]) -> list[dict]:
         q = ",".join("?" * len(kinds))

@@ -112,13 +112,36 @@ class StoriesStore(StoreBase):
         from bookmarks.stories.presence import set_range
 
         ranges = self.presence(story_id)
+        before = {k: list(v) for k, v in ranges.items()}
         ranges[character] = set_range(ranges.get(character, []), first, last, present)
-        with self.transaction() as db:
+        with self.transaction():
             self._write_presence(story_id, {k: v for k, v in ranges.items() if v})
-            db.execute(
-                "DELETE FROM bookmark_versions WHERE p >= ? AND bookmark_id IN (SELECT id FROM "
-                "bookmarks WHERE story_id = ? AND space LIKE ?)",
-                [first, story_id, f"%@{character}"])
+            self._presence_changed(story_id, before)
+
+    def _presence_changed(self, story_id: int, before: dict[str, list[tuple[int, int]]]) -> None:
+        """Inside a transaction, after presence was rewritten: every knower's memory that
+        may have read an action whose presence changed for them (versions at p ≥ the first
+        such action, in every space of that knower: Play's and evaluations') is dropped,
+        and the story's epoch moves, so nothing prepared or in flight under the old
+        presence is used or saved (see `branch_epoch`)."""
+        after = self.presence(story_id)
+        for name in set(before) | set(after):
+            seen_before = {i for a, b in before.get(name, []) for i in range(a, b + 1)}
+            seen_after = {i for a, b in after.get(name, []) for i in range(a, b + 1)}
+            changed = seen_before ^ seen_after
+            if changed:
+                self.db.execute(
+                    "DELETE FROM bookmark_versions WHERE p >= ? AND bookmark_id IN (SELECT id "
+                    "FROM bookmarks WHERE story_id = ? AND substr(space, -?) = ?)",
+                    [min(changed), story_id, len(name) + 1, f"@{name}"])
+        self._story_changed(story_id)
+
+    def _story_changed(self, story_id: int) -> None:
+        """Inside a transaction: something every branch of the story may have read changed
+        (the trunk's epoch moves; listeners hear of it once the transaction commits)."""
+        trunk = self.story(story_id).trunk_id
+        self._bump_epochs(self.db, [trunk])
+        self._changed({"kind": "epoch", "story_id": story_id, "branches": [trunk]})
 
     def first_appearances(self, story_id: int) -> dict[str, int]:
         """Each character's first action on the story's storyline (index)."""
@@ -173,7 +196,10 @@ class StoriesStore(StoreBase):
         ]
 
     def merge_characters(self, story_id: int, keep: str, merge: str) -> None:
-        """Fold character `merge` into `keep`: its actions and name become `keep`'s."""
+        """Fold character `merge` into `keep`: its actions and name become `keep`'s. Presence
+        is derived again; memory that read under the old presence is dropped and the story's
+        epoch moves (see `_presence_changed`)."""
+        before = self.presence(story_id)
         with self.transaction() as db:
             rows = {r["name"]: r for r in self._rows(
                 "SELECT * FROM characters WHERE story_id = ? AND name IN (?, ?)",
@@ -191,17 +217,53 @@ class StoriesStore(StoreBase):
                        [keep, story_id, merge])
             db["characters"].delete(rows[merge]["id"])
             self.derive_presence(story_id)  # names and speakers changed
-    def delete_story(self, story_id: int) -> None:
-        self.story(story_id)
+            self._presence_changed(story_id, before)
+
+    def story_runs(self, story_id: int) -> dict[str, int]:
+        """What evaluation and the arena hold of a story: {"runs", "arena_items"}."""
+        runs = self._one("SELECT COUNT(*) AS n FROM eval_runs WHERE story_id = ?", [story_id])
+        items = self._one("SELECT COUNT(*) AS n FROM arena_items WHERE start_id IN (SELECT id "
+                          "FROM arena_starts WHERE story_id = ?)", [story_id])
+        return {"runs": runs["n"] if runs else 0, "arena_items": items["n"] if items else 0}
+
+    def delete_story(self, story_id: int, *, keep_runs: bool = False) -> dict[str, int]:
+        """Delete a story with its scenes, memory, and its evaluation and arena runs
+        (returned as counts). `keep_runs=True` refuses, saying why, when it has runs: they
+        cannot outlive their story. Listeners hear of it (background work stops)."""
+        info = self.story(story_id)
+        held = self.story_runs(story_id)
+        if keep_runs and any(held.values()):
+            from bookmarks.errors import BookmarksError
+
+            raise BookmarksError(
+                f"“{info.title}” has {held['runs']} evaluation run(s) and {held['arena_items']} "
+                "arena item(s), which cannot outlive their story. Export them first "
+                "(bookmarks eval export RUN, bookmarks arena export), then delete the story "
+                "with its runs.")
         with self.transaction() as db:
             scene_ids = "SELECT id FROM scenes WHERE story_id = ?"
             turn_ids = f"SELECT id FROM turns WHERE scene_id IN ({scene_ids})"
             bm_ids = "SELECT id FROM bookmarks WHERE story_id = ?"
+            run_ids = "SELECT id FROM eval_runs WHERE story_id = ?"
+            items = "SELECT id FROM arena_items WHERE start_id IN (SELECT id FROM arena_starts " \
+                    "WHERE story_id = ?)"
+            tables = set(db.table_names())
+            arena = [f"DELETE FROM {t} WHERE item_id IN ({items})"
+                     for t in ("campaign_assignments", "campaign_items", "judgments",
+                               "arena_views") if t in tables]
             for sql in (
+                f"DELETE FROM eval_records WHERE run_id IN ({run_ids})",
+                "DELETE FROM eval_runs WHERE story_id = ?",
+                *arena,
+                f"DELETE FROM arena_items WHERE id IN ({items})",
+                "DELETE FROM arena_starts WHERE story_id = ?",
                 f"DELETE FROM turn_events WHERE turn_id IN ({turn_ids})",
                 f"DELETE FROM turns WHERE scene_id IN ({scene_ids})",
                 "DELETE FROM scenes WHERE story_id = ?",
                 f"DELETE FROM bookmark_versions WHERE bookmark_id IN ({bm_ids})",
+                f"DELETE FROM bookmark_overrides WHERE bookmark_id IN ({bm_ids})",
+                "DELETE FROM sync_costs WHERE story_id = ?",
+                "DELETE FROM match_decisions WHERE story_id = ?",
                 "DELETE FROM bookmarks WHERE story_id = ?",
                 "UPDATE branches SET parent_id = NULL WHERE story_id = ?",
                 "DELETE FROM branches WHERE story_id = ?",
@@ -212,4 +274,5 @@ class StoriesStore(StoreBase):
                 "DELETE FROM stories WHERE id = ?",
             ):
                 db.execute(sql, [story_id])
-
+            self._changed({"kind": "story_deleted", "story_id": story_id})
+        return held

@@ -137,7 +137,9 @@ def test_the_migration_merges_existing_duplicates(tmp_path):
     store = Store(path)
     rows = list(store.db["bookmarks"].rows)
     assert [(r["id"], r["title"]) for r in rows] == [(1, "Harbour gate"), (4, "Tide")]
-    assert rows[0]["pinned"] == 1  # a duplicate's pin is kept
+    # a duplicate's pin is kept (as the story-wide override it became in m011)
+    assert [(o["bookmark_id"], o["branch_id"], o["pinned"])
+            for o in store.db["bookmark_overrides"].rows] == [(1, 1, 1)]
     versions = store.db.execute("SELECT bookmark_id, p FROM bookmark_versions ORDER BY p").fetchall()
     assert versions == [(1, 1), (1, 2), (1, 3), (4, 4)]
     assert {r["bookmark_id"] for r in store.db["match_decisions"].rows} == {1, 4}
