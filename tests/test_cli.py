@@ -110,14 +110,15 @@ def test_import_with_model_assisted_attribution(tmp_path):
     above the threshold (over real HTTP against a scripted server)."""
     from tests.fake_server import scripted_server
 
+    # an untagged quotation after narration: the rules leave it to the model
     text = ('Anna looked at the sea.\n\n"We should go," said Anna.\n\n"Not yet," said Bo.\n\n'
-            '"The tide is turning."\n\nThe boat rocked.\n')
+            'The boat rocked.\n\n"The tide is turning."\n')
     path = tmp_path / "sea.txt"
     path.write_text(text)
     with scripted_server() as url:
         out = run_env(tmp_path, {"BOOKMARKS_BASE_URL": url, "BOOKMARKS_API_KEY": "k"},
                       "import", str(path), "--format", "prose", "--attribute")
     assert out.returncode == 0, out.stderr
-    assert "✓ [4] Anna (0.90): \"The tide is turning.\"" in out.stdout
+    assert "✓ [5] Anna (0.90): \"The tide is turning.\"" in out.stdout
     listed = run_env(tmp_path, {}, "list")
     assert "sea" in listed.stdout.lower()
