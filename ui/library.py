@@ -85,7 +85,10 @@ def build_library_tab(services: Services) -> dict:
                 stories = gr.Dataframe(stories_table(services), label="Imported stories",
                                        headers=["id", "title", "actions", "characters",
                                                 "memory prepared", "last used"],
-                                       interactive=False, elem_id="library-stories")
+                                       interactive=False, elem_id="library-stories",
+                                       wrap=True,  # a long title wraps, hiding no column
+                                       column_widths=["6%", "34%", "10%", "11%", "22%",
+                                                      "17%"])
                 story = gr.Dropdown(story_choices(services), label="Story", interactive=True,
                                     elem_id="library-story", value=None)
                 summary = gr.Markdown()
@@ -259,6 +262,7 @@ def build_library_tab(services: Services) -> dict:
 
     shown = [summary, cast, storyline, page, keep, merge, presence, p_who]
     upload.change(do_preview, [upload, fmt], [preview])
+    upload.change(lambda: "", None, [status])  # "Choose a file first" is answered: clear it
     fmt.change(do_preview, [upload, fmt], [preview])
     refresh = {"fn": lambda: stories_table(services), "inputs": None, "outputs": stories}
     import_btn.click(do_import, [upload, fmt, title, suggestions, min_conf],

@@ -35,7 +35,7 @@ from .render import esc, message_of, note, nothing, said, scene_label
 
 log = logging.getLogger(__name__)
 
-DIRECTOR = "Director (the model plays all)"
+DIRECTOR = "Director (model plays all)"
 SPINNER = '<span class="bm-spinner" aria-hidden="true"></span>'
 EXPORT_SUFFIX = {"markdown": ".md", "fountain": ".fountain", "jsonl": ".jsonl",
                  "worldinfo": ".worldinfo.json"}
@@ -70,9 +70,10 @@ class SceneColumn:
 
 
 def build_scene_column() -> SceneColumn:
-    title = gr.Markdown("*No scene open: start one with the New-scene form, or resume one.*",
-                        elem_id="scene-title")
-    chat = gr.Chatbot(label="Scene", show_label=False, height=460, elem_id="scene-chat")
+    title = gr.Markdown("", elem_id="scene-title")  # the chat's placeholder says what to do
+    chat = gr.Chatbot(label="Scene", show_label=False, height=400, elem_id="scene-chat",
+                      placeholder="**No scene open.** Start one with the New-scene form "
+                                  "(below, on a phone), or resume one above.")
     status = gr.Markdown(elem_id="play-status")
     with gr.Row():
         next_btn = gr.Button("Next", variant="primary", elem_id="next-turn", min_width=80)
@@ -81,7 +82,7 @@ def build_scene_column() -> SceneColumn:
         auto_btn = gr.Button("Auto-continue", elem_id="auto-continue", min_width=110)
     with gr.Row():
         you = gr.Dropdown([DIRECTOR], value=DIRECTOR, label="You play here",
-                          elem_id="scene-you", min_width=180, scale=2)
+                          elem_id="scene-you", min_width=240, scale=2)
         line = gr.Textbox(label="Your line", scale=3, elem_id="user-line", min_width=200)
         say_btn = gr.Button("Send", scale=0, elem_id="send-line", min_width=70)
     with gr.Row():
@@ -106,7 +107,7 @@ def build_scene_column() -> SceneColumn:
                        export_file, edit_text, edit_btn)
 
 
-_OPENING = re.compile(r"^\W*([^:\n]{1,45}?)\W*:\s*")
+_OPENING = re.compile(r"^\W*([^:\n]{1,45}?)\W*:[*_\s]*")
 
 
 def draft(text: str, who: str) -> str | None:

@@ -36,7 +36,7 @@ def build_app(services: Services, access: Access | None = None) -> gr.Blocks:
     access = access or Access(services.store)
     with gr.Blocks(title="Bookmarks — role-play with story characters") as demo:
         gr.Markdown("## Bookmarks — role-play with story characters")
-        with gr.Row(visible=False, elem_id="start-here", equal_height=True) as start_here:
+        with gr.Row(visible=False, elem_id="start-here") as start_here:
             gr.Markdown(START_HERE, elem_id="start-here-text")
             dismiss = gr.Button("Got it", size="sm", scale=0, min_width=90,
                                 elem_id="start-here-dismiss")

@@ -15,6 +15,6 @@ CSS = """
 @media (max-width: 820px) {
   #play-scene-col { order: -2; }
   #play-memory-col { order: -1; }
-  #scene-chat { height: 60vh !important; max-height: 60vh; }
+  #scene-chat { height: 50vh !important; max-height: 50vh; }
 }
 """

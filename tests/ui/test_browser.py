@@ -345,6 +345,7 @@ def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
             page.get_by_role("tab", name="Play").click()
             pick_story(page, "Long Winter", "Maren Voss")
             page.locator("#play-point input").fill("300")
+            page.get_by_text("More: your own character").click()  # the form's other options
             page.locator("#play-knowledge").get_by_text("witnessed", exact=True).click()
             page.locator("#start-scene").click()
             page.wait_for_selector("#scene-title :text('witnessed')", timeout=90_000)

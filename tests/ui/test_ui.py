@@ -168,3 +168,30 @@ def test_the_panel_says_which_lore_grounded_and_why_not(tmp_path):
     # the greeting turn: no actor was asked, and the panel says so (not "tries: None")
     greeting = store.turns(scene.id)[0]
     assert "actor tries: None" not in activity_html(panel.turn_activity(store, greeting.id))
+
+
+def test_a_streaming_try_that_is_someone_elses_line_is_not_shown():
+    from ui.play_scene import draft
+
+    assert draft("I will see to it.", "Jack Worthing") == "I will see to it."
+    assert draft("Jack Worthing: I will.", "Jack Worthing") == "I will."
+    assert draft("**Jack:** I will.", "Jack Worthing") == "I will."
+    assert draft("Cecily Cardew: Oh, Jack!", "Jack Worthing") is None
+    assert draft("Charlie: Auld laelle", "Jack Worthing") is None
+    assert draft("1. Jack's next line: no", "Jack Worthing") is None
+
+
+def test_a_fountain_export_names_the_story_once(tmp_path):
+    from bookmarks.scenes.scene_export import export_scene
+    from bookmarks.stories.importers import load_story
+    from tests.conftest import STORIES
+
+    services = make_services(tmp_path, ScriptedFakeModel())
+    store = services.store
+    sid = store.add_story(load_story(STORIES / "the_long_winter_at_harrowgate.txt"))
+    scene = store.create_scene(sid, start_point=469, cast=["Maren Voss", "Silas Grint"])
+    store.add_turn(scene.id, character="Maren Voss", text="Forty crowns.", source="user")
+    text = export_scene(store, scene.id, "fountain")
+    assert text.startswith("Title: The Long Winter at Harrowgate — from action 469\n")
+    assert text.count("Long Winter") == 1, text
+    assert "\n.Act II, Scene 4: The Midwinter Feast\n" in text
