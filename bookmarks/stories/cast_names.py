@@ -45,6 +45,9 @@ for _full, _shorts in _NICKNAMES.items():
         NICKNAMES.setdefault(_short, set()).add(_full)
 
 _ORDINALS = frozenset("first second third fourth fifth sixth one two three four five".split())
+_IN_PLACE_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lady|Lord|Master|Mistress|"
+                            r"Enter|Exit|Exeunt|Re-enter|And|To|With|The)\b)[A-Z][a-z]+\s+$")
+_IN_PLACE_NAME_AFTER = re.compile(r"^\s+(?!And\b|With\b|To\b)[A-Z][a-z]+")
 _POSSESSIVE = re.compile(r"^['’][sS]?(?![\w])")
 
 
@@ -76,15 +79,15 @@ class Finder:
     """Whole-word, case-insensitive name matching against the cast (longest name first).
     Names and aliases first; then the short forms (`short_forms`) that name one character
     only and are no one's name or alias, and the plural of a word several names share
-    (`Angels`, `Scholars`) for all of them (those only where written with a capital)."""
+    (`Angels`, `Scholars`) for all of them — those only where written with a capital, and
+    not inside another proper name (`the River Harrow`, `Harrow Bridge`)."""
 
     def __init__(self, cast: Sequence[Character]):
         explicit = {k.casefold(): c.name for c in cast for k in c.keys() if k.strip()}
         derived: dict[str, set[str]] = {}
         for c in cast:
-            for k in c.keys():
-                for form in short_forms(k):
-                    derived.setdefault(form, set()).add(c.name)
+            for form in short_forms(c.name):
+                derived.setdefault(form, set()).add(c.name)
         self.by_key = dict(explicit)
         self.derived = set()  # matched only when written with a capital
         for form, owners in derived.items():
@@ -113,8 +116,10 @@ class Finder:
             if not possessive and _POSSESSIVE.match(text[m.end():]):
                 continue
             key = m.group(1).casefold()
-            if (key in self.derived or key in self.groups) and not m.group(1)[:1].isupper():
-                continue
+            if (key in self.derived or key in self.groups) and (
+                    not m.group(1)[:1].isupper() or _IN_PLACE_NAME.search(text[:m.start()])
+                    or _IN_PLACE_NAME_AFTER.match(text[m.end():])):
+                continue  # `the River Harrow`, `Harrow Bridge`: a place, not Elsbeth Harrow
             out.append((m.start(), m.end(), self.groups.get(key) or frozenset({self.by_key[key]})))
         return out
 

@@ -249,8 +249,14 @@ class _PlayWriter:
             self.text(f"[{text}]", line, words=False)
             return
         self.flush()
-        if self.speaker:
-            self.interrupted = True
+        if self.speaker:  # the speech may go on after it, unless the speaker went out
+            names = {w.casefold() for n in self.speaker for w in re.findall(r"[A-Za-z]{3,}", n)}
+            said = {w.casefold() for w in re.findall(r"[A-Za-z]{3,}", text)}
+            going = re.match(r"^\W*(?:exit|exeunt)\b[^A-Za-z]*$", text, re.I) or \
+                re.search(r"\bexeunt\b", text, re.I) or names & said and moves_anyone(text)
+            self.interrupted = not going
+            if going:
+                self.speaker = None
         self.drafts.append(Draft(line, NARRATION, text, self.chapter))
 
     def text(self, text: str, line: int, words: bool = True) -> None:
@@ -295,6 +301,8 @@ def _standalone(lines: list[str], i: int) -> tuple[int, str] | None:
     return i + text[:k].count("\n"), inner
 
 
+# a line of its own inside a speech that is an entrance or exit (`Enter Cassio.`, `Exit.`)
+_INLINE_ENTRANCE = re.compile(r"^(?:(?:re-?)?enter\s+(?:the\s+)?[A-Z]|exit\b|exeunt\b)[^.!?]{0,60}[.!?]?$")
 _LEADING_DIRECTION = re.compile(r"^(_?\[[^\]]*\]_?|_?\([^)]*\)_?)[.:,]?\s+(?=\S)")
 
 
@@ -352,11 +360,12 @@ def play_start(body: list[str], after: int, cast: Cast, known: set[str]) -> int:
     return after
 
 
-def _continues(writer: _PlayWriter, raw: str, line: str, led: bool) -> bool:
+def _continues(writer: _PlayWriter, raw: str, line: str, led: bool, known: set[str]) -> bool:
     """Whether a paragraph without a cue goes on with the current speech: right after the
-    speaker's cue (nothing said yet), or after the speech or a direction interrupting it when
-    it is indented as the speech is or starts in lower case; or when the paragraph opened
-    with a direction and these are its words (`led`)."""
+    speaker's cue (nothing said yet); after a direction that interrupted the speech; after
+    the speech itself when indented as the speech is or starting in lower case; or when the
+    paragraph opened with a direction and these are its words (`led`). Never a heading, a
+    line in capitals (`ACT DROP`) or one that opens with Enter / Exit."""
     if not writer.speaker or _STAGE_WORD.match(line) or _PLAY_HEAD.match(line):
         return False
     if not writer.spoken:
@@ -365,7 +374,10 @@ def _continues(writer: _PlayWriter, raw: str, line: str, led: bool) -> bool:
         return True
     if re.sub(r"[^A-Za-z]", "", line).isupper():
         return False
-    return line[:1].islower() or 0 < _indent(raw) <= writer.indent
+    first = re.match(r"[A-Z][A-Z'’-]+\b", line)
+    if first and (first.group().casefold() in known or writer.cast.match(first.group())):
+        return False  # `FAUSTUS discovered in his study.`: a direction naming someone
+    return writer.interrupted or line[:1].islower() or 0 < _indent(raw) <= writer.indent
 
 
 def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict]:
@@ -392,7 +404,9 @@ def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict
                 i, inner = found
                 if inner and not re.match(r"(?:illustration|footnote)\b", inner, re.I):
                     writer.direction(inner, number)
-            elif writer.speaker and _indent(raw) >= writer.indent + 8 and _STAGE_WORD.match(line):
+            elif writer.speaker and _STAGE_WORD.match(line) and (
+                    _indent(raw) >= writer.indent + 8 or i and _indent(raw) > _indent(block[i - 1])
+                    or _INLINE_ENTRANCE.match(line)):
                 writer.direction(line, number)
             elif cue := _cue(line, cast, known, _where(block, i, number, writer),
                              i + 1 < len(block) or _alone_confirmed(line, cast, known)):
@@ -402,13 +416,13 @@ def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict
                 rest = clean_markup(raw.strip()[lead.end():])
                 if (c := _cue(rest, cast, known, START, True)) and c.speech:
                     writer.cue(c, number, _indent(raw))
-                elif _continues(writer, raw, rest, led=True):
+                elif _continues(writer, raw, rest, True, known):
                     writer.text(rest, number)
                 else:
                     writer.flush(end_speech=True)
                     writer.text(rest, number)
             else:
-                if i == 0 and not _continues(writer, raw, line, led=False):
+                if i == 0 and not _continues(writer, raw, line, False, known):
                     writer.flush(end_speech=True)
                 writer.text(line, number)
             i += 1

@@ -25,9 +25,11 @@ with an empty stage), as a reader would judge it:
 - Someone only seen at a door, in a doorway, named in passing in a scene's first
   direction, or named as doing something while not on stage, is present for a while: for
   their own lines and the reply to them, then taken to have gone (or when they shut the
-  door) unless they enter properly. So is an unnamed servant or messenger (`Servant`,
-  `Maid`, `Messenger`), even one who enters: they come on an errand and, where the text
-  gives them no exit, are taken to go once it is done.
+  door) unless they enter properly; someone said to do something on stage without an
+  entrance written is present for a while too, and for good once they speak. So is an
+  unnamed servant or messenger (`Servant`, `Maid`, `Messenger`), even one who enters:
+  they come on an errand and, where the text gives them no exit, are taken to go once it
+  is done.
 - Where the text writes no exit, nobody leaves: a character stays present until an exit,
   a death or the end of the scene. A writer corrects such a range in the Library (see
   `set_range`); an import format that carries `present` per action wins outright (taken
@@ -45,6 +47,7 @@ from collections.abc import Iterable, Sequence
 
 from bookmarks.stories.cast_names import Finder
 from bookmarks.stories.directions import (
+    ACT,
     APPEAR,
     DIE,
     ENTER,
@@ -85,9 +88,10 @@ class _Stage:
         self.weak: dict[str, int] = {}  # seen at a door or in passing: speeches since
         self.offstage: set[str] = set()  # voices heard from off stage, until they enter
         self.dead: set[str] = set()
+        self.acting: set[str] = set()  # weak only until they speak
 
     def scene(self) -> None:
-        self.present, self.weak, self.offstage = set(), {}, set()
+        self.present, self.weak, self.offstage, self.acting = set(), {}, set(), set()
 
     def apply(self, moves: Iterable[Move]) -> None:
         for move in moves:
@@ -95,17 +99,21 @@ class _Stage:
                 self.one(move.kind, name)
 
     def one(self, kind: str, name: str) -> None:
-        if kind in (ENTER, HIDE) or kind == APPEAR and name not in self.present:
-            if kind == APPEAR or kind == ENTER and _errand(name):
+        if kind in (ENTER, HIDE) or kind in (APPEAR, ACT) and name not in self.present:
+            if kind in (APPEAR, ACT) or kind == ENTER and _errand(name):
                 self.weak[name] = 0
+                if kind == ACT and not _errand(name):
+                    self.acting.add(name)
             else:
                 self.weak.pop(name, None)
+                self.acting.discard(name)
             self.present.add(name)
             self.offstage.discard(name)
             self.dead.discard(name)
         elif kind in (EXIT, DIE, OFF) or kind == SHUT and name in self.weak:
             self.present.discard(name)
             self.weak.pop(name, None)
+            self.acting.discard(name)
             if kind == DIE:
                 self.dead.add(name)
             if kind == OFF:
@@ -120,6 +128,7 @@ class _Stage:
             self.weak[name] += 1
             if self.weak[name] >= 2:
                 self.present.discard(name)
+                self.acting.discard(name)
                 del self.weak[name]
 
 
@@ -194,6 +203,10 @@ def _speaker_on(stage: _Stage, speaker: str, lead: list[Move]) -> None:
         stage.one(OFF, speaker)
     elif said & {ENTER, HIDE}:
         pass
+    elif speaker in stage.acting and APPEAR not in said:
+        stage.acting.discard(speaker)
+        stage.weak.pop(speaker, None)
+        stage.one(ENTER, speaker)
     elif APPEAR in said or speaker in stage.weak:
         stage.one(APPEAR, speaker)
         stage.weak[speaker] = 0
