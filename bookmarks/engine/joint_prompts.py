@@ -63,42 +63,47 @@ def numbered(indices: Sequence[int]) -> str:
     return ", ".join(f"{n} = [{i}]" for n, i in enumerate(indices, start=1))
 
 
+LEGEND = {
+    "state": '- a state: "decision": "unchanged" (nothing relevant happened), "refine" (the '
+             'same state, more detail) or "append" (the state changed), and "text": the full '
+             f"new state in at most {STATE_WORDS} words (empty if unchanged);\n",
+    "first_state": '- a state with nothing recorded yet: "text": the state as these actions '
+                   f"leave it, in at most {STATE_WORDS} words;\n",
+    "concept": '- a description: "description": the updated description in at most '
+               f'{CONCEPT_WORDS} words, keeping what is still true ("" if nothing new);\n',
+    "behavioral": '- examples: "keep": the numbers of the candidates that are good examples '
+                  "of the section ([] if none).\n",
+}
+
+
 def state_part(*, title: str, subject: str, node: str, node_range: str) -> str:
-    return (f'"{title}" - the evolving state of {subject}. Current state ({node_range}): '
-            f"{node}\n   Answer with \"decision\": \"unchanged\" (nothing relevant happened), "
-            '"refine" (same state, more detail) or "append" (the state changed), and "text": '
-            f"the full new state in at most {STATE_WORDS} words (empty if unchanged).")
+    return f'state of {subject}, "{title}" - now ({node_range}): {node}'
 
 
 def first_state_part(*, title: str, subject: str) -> str:
-    return (f'"{title}" - the evolving state of {subject}. Nothing is recorded yet.\n   '
-            f'Answer with "text": the state of {subject} as these actions leave it, in at '
-            f"most {STATE_WORDS} words.")
+    return f'state of {subject}, "{title}" - nothing recorded yet'
 
 
 def concept_part(*, title: str, subject: str, current: str, pinned: bool) -> str:
-    keep = " (written by the user: keep its wording, only add facts)" if pinned else ""
-    return (f'"{title}" - a description of {subject}. Current description{keep}: '
-            f"{current or '(none yet)'}\n   Answer with \"description\": the updated "
-            f"description of {subject} in at most {CONCEPT_WORDS} words, keeping what is still "
-            'true ("" if these actions reveal nothing new).')
+    keep = " (the user's words: keep them, only add facts)" if pinned else ""
+    return f'description of {subject}, "{title}" - now{keep}: {current or "(none yet)"}'
 
 
 def behavioral_part(*, title: str, subject: str, candidates: Sequence[int]) -> str:
-    return (f'"{title}" - examples of how {subject} behaves. {subject}\'s actions above, as '
-            f'candidates: {numbered(candidates)}.\n   Answer with "keep": the numbers of the '
-            "candidates that are good examples for this section ([] if none).")
+    return (f'examples of how {subject} behaves, "{title}" - {subject}\'s actions above as '
+            f"candidates: {numbered(candidates)}")
 
 
-def joint_update(*, story: str, block: Sequence[IndexedLine],
-                 parts: Sequence[str]) -> list[dict[str, str]]:
+def joint_update(*, story: str, block: Sequence[IndexedLine], parts: Sequence[str],
+                 kinds: Sequence[str] = tuple(LEGEND)) -> list[dict[str, str]]:
     keys = ", ".join(f"s{n}" for n in range(1, len(parts) + 1))
     listed = "\n".join(f"s{n}. {text}" for n, text in enumerate(parts, start=1))
+    legend = "".join(text for kind, text in LEGEND.items() if kind in kinds)
     user = (
         _head(story, block)
-        + "Update each memory section below from these new actions, each on its own.\n"
-        f"{listed}\n\nReply with one JSON object with one key per section ({keys}), each "
-        "holding that section's answer."
+        + "Update each memory section below from these new actions, each on its own. The "
+        f"answer for\n{legend}{listed}\n\nReply with one JSON object with one key per section "
+        f"({keys}), each holding that section's answer."
     )
     return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
 

@@ -71,7 +71,8 @@ MODES = (AUTO, JOINT, PREFIX, SEPARATE)
 # that charges per prompt token joint calls read each block once by construction.
 EMBEDDED_MODE = JOINT
 SERVER_MODE = JOINT
-MAX_PARTS = 6  # bookmarks per joint call (more: several calls, the block first in each)
+MAX_PARTS = 12  # bookmarks per joint call (more: several calls, the block first in each)
+MAX_REPLY = 2048  # a joint reply's room (most parts are a few words: "unchanged", [])
 TOKENS = {"state": STATE_TOKENS, "first_state": STATE_TOKENS, "concept": CONCEPT_TOKENS,
           "behavioral": BEHAVIORAL_TOKENS}
 
@@ -294,11 +295,11 @@ class _Reader:
 
     def _room(self, active: list[_Member]) -> int:
         text = sum(len(parts.section_text(m)) for m in active[:MAX_PARTS])
-        reply = sum(TOKENS[parts.kind_of(m)] for m in active[:MAX_PARTS]) + 16
+        reply = min(MAX_REPLY, sum(TOKENS[parts.kind_of(m)] for m in active[:MAX_PARTS]) + 16)
         rooms = [self.llm.prompt_chars(TOKENS[parts.kind_of(m)], reserve=1200 + len(parts.section_text(m)))
                  for m in active]
         if self.mode == JOINT and len(active) > 1:
-            rooms.append(self.llm.prompt_chars(reply, reserve=1200 + text + 260 * len(active)))
+            rooms.append(self.llm.prompt_chars(reply, reserve=1600 + text + 120 * len(active)))
         return min(rooms)
 
     async def _chunk(self, active: list[_Member], chunk: list[IndexedLine]) -> None:
@@ -368,9 +369,10 @@ class _Reader:
         llm = self.llm.metered()
         try:
             reply = await llm.structured(
-                jp.joint_update(story=self.story, block=chunk, parts=texts),
+                jp.joint_update(story=self.story, block=chunk, parts=texts,
+                                kinds={kind for kind, _ in shape}),
                 jp.joint_schema(shape), purpose="sync:joint",
-                max_tokens=sum(TOKENS[k] for k, _ in shape) + 16)
+                max_tokens=min(MAX_REPLY, sum(TOKENS[k] for k, _ in shape) + 16))
         except ModelError as exc:
             _failure(exc)  # a server that is down fails the step; an invalid reply does not
             reply = None

@@ -72,12 +72,13 @@ def propose(*, title: str, cast: Sequence[str], character: str, scene: Sequence[
     kind = "state" if "state" in types else types[0]
     example = {"state": f"{character}'s current goal", "concept": f"Who {character} is",
                "behavioral": f"How {character} speaks"}[kind]
+    # stable first: every character proposing at the same point shares all but the end
     user = (
         f'Story: "{title}". Cast: {", ".join(cast)}.\n'
         "Memory sections have a type:\n"
         + "".join(TYPE_HELP[t] for t in types) +
+        f"\nThe scene so far:\n{lines_block(scene)}\n\n"
         f"Sections used recently (ask for the same title again when it fits):\n{recent_text}\n\n"
-        f"The scene so far:\n{lines_block(scene)}\n\n"
         f"{character} acts next. Propose at most {budget} memory sections that would help "
         f"predict {character}'s next action. Titles are short noun phrases with full names and "
         f"no pronouns. Example: {{\"sections\": [{{\"title\": \"{example}\", "
@@ -87,11 +88,11 @@ def propose(*, title: str, cast: Sequence[str], character: str, scene: Sequence[
 
 
 def match(*, wanted: str, kind: str, subject: str, existing: str) -> list[dict[str, str]]:
-    user = (
-        f'A memory section is needed: "{wanted}" ({kind}, about {subject}).\n'
-        f'An existing bookmark is titled: "{existing}".\n'
-        "Does the existing bookmark hold the same information, so it can be reused? "
-        'Answer "reuse" or "new".'
+    user = (  # the question first, the titles last: a stable prefix
+        "Does an existing bookmark hold the same information as a memory section that is "
+        'needed, so it can be reused? Answer "reuse" or "new".\n'
+        f'Needed: "{wanted}" ({kind}, about {subject}).\n'
+        f'Existing bookmark: "{existing}".'
     )
     return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
 

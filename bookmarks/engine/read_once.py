@@ -5,11 +5,12 @@ reads the story again for every bookmark that is new at a late point and for eve
 bookmark of every character. Here the work is split in two:
 
 1. **Plan** — at each checkpoint in order, each character's sections are proposed and
-   matched, exactly as a grounding step does, against the bookmarks that step would see
-   (those already in memory, and those planned at earlier steps, as of their last planned
-   point). Proposals and matches read titles only, never contents, so nothing needs
-   synchronizing yet. The characters of one checkpoint share the scene: their proposal
-   prompts share their prefix.
+   matched, as a grounding step does, against the bookmarks that step would see (those
+   already in memory, and those planned at earlier steps, as of their last planned point).
+   Proposals and matches read titles only, never contents, so nothing needs synchronizing
+   yet. The characters of one checkpoint propose one after the other, each seeing the
+   sections used up to that point (their prompts share all but their end, which a prefix
+   cache serves), then match one after the other, each seeing the others' choices.
 2. **Read once** — every bookmark planned at any step is brought forward in one
    block-major pass (joint_sync.bring_forward) from its checkpoint to the last point it
    is needed at, keeping a version at each point a step selected it. A block is read
@@ -26,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from bookmarks.engine.ground import request_at
-from bookmarks.engine.grounding import GroundRequest
+from bookmarks.engine.grounding import GroundRequest, MemoryWrites
 from bookmarks.engine.joint_sync import SyncJob, bring_forward, resolve_mode
 from bookmarks.engine.lineage import Lineage
 from bookmarks.engine.method_bookmarks import BookmarksGrounder, BookmarksOptions, Step, _keys
@@ -98,31 +99,45 @@ async def _once(store: Store, memory: LLM, *, story_id: int, characters: list[st
         budget=budget, sync=SyncOptions(state_block=block), sync_mode=mode))
     entries: dict[object, _Entry] = {}
     planned: list[_Planned] = []
+    cast = store.characters(story_id)
+    await memory.discover_context()
     n = 0
     for point in points:
+        todo = []
         for character in characters:
             n += 1
-            if n <= done:
-                continue
-            req = request_at(store, story_id=story_id, lineage=lineage, position=point + 1,
-                             character=character, budget=budget, space=SPACE)
+            if n > done:
+                todo.append((n, character, request_at(
+                    store, story_id=story_id, lineage=lineage, position=point + 1,
+                    character=character, budget=budget, space=SPACE)))
+        # the proposals of one point one after the other: they share all but their end
+        before = _visible(store, story_id, lineage, point, entries)
+        proposed = []
+        for _, _, req in todo:
+            meter, events = memory.metered(), []
+            sections = await grounder._propose(req, before, cast, meter, events)
+            events[:0] = [{"kind": "proposed", "title": x.title, "type": x.type,
+                           "subject": x.subject} for x in sections]
+            proposed.append((sections, meter, events))
+        for (k, character, req), (sections, meter, events) in zip(todo, proposed, strict=True):
             existing = _visible(store, story_id, lineage, point, entries)
-            plan = await grounder.select(req, existing=existing)
-            for bm in plan.selected:
+            writes = MemoryWrites()
+            selected = await grounder._match(req, sections, existing, meter, events, writes)
+            for bm in selected:
                 entry = entries.get(_identity(bm))
                 if entry is None:
                     entry = entries[_identity(bm)] = _Entry(bm, replace(bm))
                 if point not in entry.points:
                     entry.points.append(point)
                 bm.p, bm.version_id = point, bm.version_id or -1  # as the step would leave it
-            planned.append(_Planned(n, point, character, req, plan))
+            plan = Step(point, cast, existing, meter, events, writes, selected)
+            planned.append(_Planned(k, point, character, req, plan))
     if not planned:
         return
     # 2. one block-major pass for every planned bookmark
     last = max(p for e in entries.values() for p in e.points)
     low = min(e.start.p for e in entries.values())
     lines = lineage.lines(store, low + 1, last)
-    cast = store.characters(story_id)
     order = list(entries.values())
     jobs = []
     for e in order:

@@ -43,6 +43,9 @@ class WalkSummary:
     fallbacks: dict[str, int] = field(default_factory=dict)
     reasked_lines: int = 0
     actor_tries: int = 0
+    # how blocks were read for several bookmarks: syncs per mode (joint, prefix, single,
+    # separate; none: nothing to read); see engine/joint_sync.py
+    sync_modes: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
@@ -151,7 +154,8 @@ def _record(action: Action, events: list[dict], usage: dict, prediction: str | N
                    "actions_read": e["actions_read"], "calls": e["calls"],
                    "tokens": e["prompt_tokens"] + e["completion_tokens"],
                    "actions_read_wo": e["actions_read_wo"], "calls_wo": e["calls_wo"],
-                   "tokens_wo": round(e["tokens_wo"]), "stalled": e.get("stalled", "")}
+                   "tokens_wo": round(e["tokens_wo"]), "stalled": e.get("stalled", ""),
+                   "mode": e.get("mode", "separate")}
                   for e in syncs],
         "memory_calls": usage.get("calls", 0),
         "memory_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
@@ -177,6 +181,8 @@ def _accumulate(summary: WalkSummary, record: dict) -> None:
         summary.tokens_without_reuse += s["tokens_wo"]
         summary.sync_calls += s["calls"]
         summary.sync_calls_without_reuse += s["calls_wo"]
+        mode = s.get("mode", "separate")
+        summary.sync_modes[mode] = summary.sync_modes.get(mode, 0) + 1
 
 
 def format_record(r: dict) -> str:
@@ -189,7 +195,8 @@ def format_record(r: dict) -> str:
     lines += [f"  initialized {t}" for t in r["initialized"]]
     lines += [f"  sync        {s['title']}: p {s['p_old']}→{s['p_new']}, read {s['actions_read']} "
               f"(without reuse {s['actions_read_wo']}), {s['calls']} calls, {s['tokens']} tokens "
-              f"(without reuse ≈{s['tokens_wo']})" for s in r["syncs"]]
+              f"(without reuse ≈{s['tokens_wo']}), read {s.get('mode', 'separate')}"
+              for s in r["syncs"]]
     lines += [f"  fallback    {f['step']}: {f['outcome']} ({f['reason'][:120]})"
               for f in r.get("fallbacks", [])]
     lines += [f"  re-asked    {x['reason']}: {x['reply'][:100]!r}" for x in r.get("rejected", [])]

@@ -66,6 +66,10 @@ def turn_activity(store: Store, turn_id: int) -> dict:
                             and e.get("type") == PROFILE],
         # figures as the call log has them (cache-served work at its original cost)
         "syncs": account(store, story_id, [e for e in events if e["kind"] == "synchronized"]),
+        # how the turn's bookmarks read their blocks: joint (one call for all), prefix
+        # (a call each, the block first), single, separate (engine/joint_sync.py)
+        "sync_modes": sorted({e.get("mode", "separate") for e in events
+                              if e["kind"] == "synchronized" and e.get("mode") != "none"}),
         "knowledge": next((e for e in events if e["kind"] == "knowledge"), None),
         "stalls": {e["bookmark"]: e for e in events
                    if e["kind"] in ("sync_stalled", "sync_deferred")},

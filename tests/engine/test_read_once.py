@@ -260,3 +260,21 @@ def test_read_once_commits_the_same_versions_as_checkpoint_by_checkpoint(tmp_pat
         results.append(_versions(store, sid))
         store.close()
     assert results[0] == results[1] and len(results[0]) == 12
+
+
+def test_the_mode_is_said_in_walk_records_and_the_panel(store):
+    from bookmarks.evaluation.walk import walk
+    from bookmarks.scenes.panel import turn_activity
+    from bookmarks.scenes.play import generate_turn
+
+    sid = store.add_story(generated_story())
+    fake = ScriptedFakeModel(default=ScriptedMemory(sections=SECTIONS[:2]))
+    llms = {"memory": make_llm(fake, store), "actor": make_llm(fake, store, role="actor")}
+    seen = []
+    summary = run_sync(walk(store, llms, sid, method="bookmarks", at=[101, 107], predict=False,
+                            on_point=seen.append))
+    assert summary.sync_modes == {"joint": 4}
+    assert [s["mode"] for s in seen[1]["syncs"]] == ["joint", "joint"]
+    scene = store.create_scene(sid, start_point=150, cast=["Ada", "Ben"], method="bookmarks")
+    turn = run_sync(generate_turn(store, llms, scene.id, "Ada"))
+    assert turn_activity(store, turn.id)["sync_modes"] == ["joint"]
