@@ -65,13 +65,15 @@ def proper_words(name: str) -> list[str]:
 
 def short_forms(name: str) -> set[str]:
     """What a reader would call a character by, besides the full name: each of its own
-    words, and the title with the surname (`Lady Bracknell` → Bracknell; `Doctor Rank` →
-    Rank; `Torvald Helmer` → Torvald, Helmer)."""
+    words, and the title with the surname or first name (`Lady Bracknell` → Bracknell;
+    `Doctor Rank` → Rank; `Torvald Helmer` → Torvald, Helmer; `Sir Giles Morland` → Sir
+    Giles, Sir Morland)."""
     own = proper_words(name)
     forms = set(own)
     all_words = words(name)
     if len(all_words) >= 2 and all_words[0] in TITLES and own:
         forms.add(f"{all_words[0]} {own[-1]}")
+        forms.add(f"{all_words[0]} {own[0]}")  # `Sir Giles` for Sir Giles Morland
     return forms
 
 

@@ -252,8 +252,9 @@ class _Reader:
                 self.move(EXIT, self.everyone() - names)
             elif names:
                 self.move(EXIT, names)
-            elif not named:
-                subject = self.subject(sentence, mentions, start) if kind == "latin_exit" else None
+            elif not named:  # `Enter PEG with a tray, and exit.`: the one who came in
+                subject = (self.subject(sentence, mentions, start) or self.last_subject
+                           if kind == "latin_exit" else None)
                 self.move(EXIT, subject if subject else self.everyone() if kind == "latin_exeunt"
                           else {self.actor} if self.actor else set())
             return names

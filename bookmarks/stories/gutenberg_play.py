@@ -196,7 +196,7 @@ class _PlayWriter:
             self.drafts.append(Draft(self.narration_line, NARRATION, _plain(" ".join(self.narration)),
                                      self.chapter))
             self.narration = []
-        if self.speech and self.speaker:
+        if self.speech and self.speaker and (self.spoken or end_speech):  # (not only directions)
             first, *others = self.speaker
             text = _plain(" ".join(self.speech))
             if others:

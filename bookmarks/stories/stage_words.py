@@ -83,7 +83,7 @@ _VERBS: list[tuple[str, re.Pattern]] = [(kind, re.compile(p, re.I)) for kind, p 
               rf"(?:of|from)\s+(?:behind|under|beneath|his|her|their|the\s+(?:{_PLACE_HIDE}))\b"),
     ("exit", rf"\b(?:{_MOTION})\s+(?:out|off|away)\b"),
     ("exit", rf"\b(?:{_GO})\s+in\b(?=\s*(?:[.,;]|$|and\b|to\b|again\b))"),
-    ("exit", rf"\b(?:{_GO})(?=\s*(?:[.,;]|$))"),
+    ("exit", r"\b(?:go|goes)(?=\s*(?:[.,;]|$))"),  # `He goes.`; not `Going.` (may be called back)
     ("go_into", rf"\b(?:{_MOTION})\s+(?:back\s+)?into\b"),
     ("exit", rf"\b(?:{_MOTION})\s+(?:up|down)(?:stairs\b|\s+the\s+(?:\w+\s+)?(?:stairs|steps|"
              rf"staircase|garden|street|road|path|lane|avenue|hill|walk|passage|corridor)\b)"),
