@@ -5,12 +5,16 @@ predictions, the points whose grounding fell back (invalid model output: proposa
 match decision, synchronization, 3-way ETA selection) and the lines the actor had to be
 asked again for (its reply was the app's own words, another speaker, empty, …).
 
-    python benchmarks/degrade_walk.py [--points 6] [--start 200] [--methods a,b]
-                                      [--character NAME] [--budget 3] [--out FILE.json]
+    python benchmarks/degrade_walk.py [--points 5] [--start 60] [--methods a,b]
+                                      [--minutes 40] [--character NAME] [--budget 3]
+                                      [--out FILE.json]
 
 Points: the first `--points` consecutive speeches of the chosen (default: major)
-characters from action `--start` on. Methods run one after another, each on a fresh
-memory space; calls are never served from the cache (each method pays its own way).
+characters from action `--start` on. The walk goes point by point, and at each point
+every method predicts in turn on its own memory (which carries over to its next point,
+as in `bookmarks walk`), so when `--minutes` have passed and the round in progress is
+done, every method has walked the same points. Calls are never served from the cache
+(each method pays its own way).
 """
 
 from __future__ import annotations
@@ -29,16 +33,36 @@ from bookmarks.evaluation.walk import eligible_points, walk
 from bookmarks.services import BUNDLED_STORIES, Services
 
 
-def show(r: dict) -> None:
+def show(method: str, r: dict) -> None:
     if "error" in r:
-        print(f"  #{r['point']:>5} {r['character']:<16} FAILED: {r['error'][:200]}", flush=True)
+        print(f"  #{r['point']:>5} {method:<22} FAILED: {r['error'][:200]}", flush=True)
         return
     steps = ",".join(f["step"] for f in r["fallbacks"]) or "-"
-    print(f"  #{r['point']:>5} {r['character']:<16} {r['seconds']:>6.1f} s {r['memory_calls']:>3} "
-          f"memory calls  fallbacks: {steps:<18} actor tries {r.get('actor_tries', '-')}"
-          f"  → {(r['prediction'] or '')[:70]!r}", flush=True)
+    print(f"  #{r['point']:>5} {method:<22} {r['seconds']:>6.1f} s {r['memory_calls']:>3} memory "
+          f"calls  fallbacks: {steps:<14} actor tries {r.get('actor_tries', '-')}"
+          f"  → {(r['prediction'] or '')[:60]!r}", flush=True)
+    for f in r["fallbacks"]:
+        print(f"          fallback {f['step']}: {f['outcome'][:80]} ({f['reason'][:90]})", flush=True)
     for x in r.get("rejected", []):
         print(f"          re-asked: {x['reason'][:70]} ← {x['reply'][:60]!r}", flush=True)
+
+
+def tally(method: str, records: list[dict], seconds: float) -> dict:
+    done = [r for r in records if "error" not in r]
+    steps: dict[str, int] = {}
+    for r in done:
+        for f in r["fallbacks"]:
+            steps[f["step"]] = steps.get(f["step"], 0) + 1
+    with_fallback = sum(bool(r["fallbacks"]) for r in done)
+    reasked = sum(r.get("actor_tries", 1) > 1 for r in done)
+    return {"method": method, "points": len(records), "completed": len(done),
+            "failed": len(records) - len(done), "points_with_fallback": with_fallback,
+            "fallback_share": round(with_fallback / len(done), 3) if done else None,
+            "fallbacks_by_step": steps, "reasked_lines": reasked,
+            "reasked_share": round(reasked / len(done), 3) if done else None,
+            "actor_tries": sum(r.get("actor_tries", 0) for r in done),
+            "memory_calls": sum(r["memory_calls"] for r in done), "seconds": round(seconds, 1),
+            "errors": [f"#{r['point']}: {r['error']}" for r in records if "error" in r]}
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -52,41 +76,47 @@ async def main(args: argparse.Namespace) -> None:
                   if a.index >= args.start][: args.points]
         methods = args.methods.split(",") if args.methods else list(METHODS)
         print(f"{story.title}: {story.n_actions} actions; actor {services.llms['actor'].model.name}, "
-              f"memory {services.llms['memory'].model.name}; points {points}; K={args.budget}",
-              flush=True)
-        rows = []
-        for method in methods:
-            print(f"\n{method}", flush=True)
-            started = time.perf_counter()
-            summary = await walk(store, services.llms, story_id, method=method, at=points,
-                                 budget=args.budget, use_cache=False, on_point=show)
-            d = summary.as_dict()
-            wall = time.perf_counter() - started
-            row = {"method": method, "points": len(points), "completed": d["points"],
-                   "failed": d["failed"], "points_with_fallback": d["points_with_fallback"],
-                   "fallback_share": d["fallback_share"], "fallbacks_by_step": d["fallbacks"],
-                   "reasked_lines": d["reasked_lines"], "reasked_share": d["reasked_share"],
-                   "actor_tries": d["actor_tries"], "memory_calls": d["memory_calls"],
-                   "seconds": round(wall, 1), "errors": d["errors"]}
-            rows.append(row)
-            print(f"{method}: {row['completed']}/{len(points)} predictions, {row['failed']} failed; "
-                  f"fallbacks at {row['points_with_fallback']} points {row['fallbacks_by_step']}; "
-                  f"re-asked lines {row['reasked_lines']}; {wall:.0f} s", flush=True)
-        print("\nmethod                  points failed fallback-share re-asked-share  seconds")
+              f"memory {services.llms['memory'].model.name}; points {points}; K={args.budget}; "
+              f"methods {', '.join(methods)}", flush=True)
+        records: dict[str, list[dict]] = {m: [] for m in methods}
+        seconds = dict.fromkeys(methods, 0.0)
+        spaces: dict[str, str | None] = dict.fromkeys(methods)
+        started = time.perf_counter()
+        walked = []
+        for point in points:
+            if walked and time.perf_counter() - started > args.minutes * 60:
+                print(f"\n{args.minutes} minutes have passed: stopping before point {point}.")
+                break
+            for method in methods:
+                t0 = time.perf_counter()
+                summary = await walk(store, services.llms, story_id, method=method, at=[point],
+                                     budget=args.budget, use_cache=False, space=spaces[method],
+                                     on_point=lambda r, m=method: (records[m].append(r), show(m, r)))
+                spaces[method] = summary.space
+                seconds[method] += time.perf_counter() - t0
+            walked.append(point)
+        wall = time.perf_counter() - started
+        rows = [tally(m, records[m], seconds[m]) for m in methods]
+        print(f"\npoints {walked}; {wall / 60:.1f} minutes in all")
+        print("method                  points failed fallback-share re-asked-share  seconds")
         for r in rows:
             print(f"{r['method']:<24}{r['points']:>6}{r['failed']:>7}{r['fallback_share'] or 0:>15.2f}"
-                  f"{r['reasked_share'] or 0:>15.2f}{r['seconds']:>9.0f}")
+                  f"{r['reasked_share'] or 0:>15.2f}{r['seconds']:>9.0f}   {r['fallbacks_by_step']}")
         if args.out:
-            Path(args.out).write_text(json.dumps({"story": story.title, "points": points,
-                                                  "budget": args.budget, "rows": rows}, indent=1))
+            Path(args.out).write_text(json.dumps(
+                {"story": story.title, "points": walked, "budget": args.budget,
+                 "minutes": round(wall / 60, 1), "rows": rows,
+                 "records": records}, indent=1, ensure_ascii=False))
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--story", default=str(BUNDLED_STORIES / "the_long_winter_at_harrowgate.txt"))
-    parser.add_argument("--points", type=int, default=6)
-    parser.add_argument("--start", type=int, default=200)
+    parser.add_argument("--points", type=int, default=5)
+    parser.add_argument("--start", type=int, default=60)
     parser.add_argument("--methods", default="", help="comma-separated (default: every method)")
+    parser.add_argument("--minutes", type=float, default=40.0,
+                        help="start no new point after this many minutes")
     parser.add_argument("--character", action="append", default=None)
     parser.add_argument("--budget", type=int, default=3)
     parser.add_argument("--out", default="")

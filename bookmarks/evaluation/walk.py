@@ -77,10 +77,13 @@ def spread(items: list, n: int) -> list:
 async def walk(store: Store, llms: dict[str, LLM], story_id: int, *, method: str,
                characters: list[str] | None = None, points: int = 10, budget: int = 3,
                predict: bool = True, on_point: Callable[[dict], None] | None = None,
-               at: list[int] | None = None, use_cache: bool = True) -> WalkSummary:
+               at: list[int] | None = None, use_cache: bool = True,
+               space: str | None = None) -> WalkSummary:
     """`at`: walk exactly the actions at these story points instead of N spread over the
     eligible ones. `use_cache=False` asks the models every time (cost figures then count
-    every call at its real cost, as an efficiency comparison needs)."""
+    every call at its real cost, as an efficiency comparison needs). `space`: go on with
+    the memory of an earlier walk (its summary's `space`) instead of an empty one — a walk
+    in several parts, in story order."""
     story = store.story(story_id)
     if at:
         by_index = {a.index: a for a in store.actions(story_id)}
@@ -96,7 +99,7 @@ async def walk(store: Store, llms: dict[str, LLM], story_id: int, *, method: str
         llms = {role: replace(llm, cache_get=None, cache_put=None) for role, llm in llms.items()}
     if not chosen:
         raise BookmarksError("No eligible story points: choose other characters or a longer story.")
-    space = f"walk-{method}-{uuid.uuid4().hex[:8]}"
+    space = space or f"walk-{method}-{uuid.uuid4().hex[:8]}"
     lineage = Lineage.of(store, story.trunk_id)
     summary = WalkSummary(method=method, space=space)
     started = time.perf_counter()
