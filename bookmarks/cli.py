@@ -212,11 +212,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                         capacity=args.capacity, judge_mode=args.judge,
                                         knowledge=args.knowledge, run_id=args.resume,
                                         concurrency=args.concurrency,
+                                        use_cache=not args.no_cache,
                                         on_record=_progress("NAP")))
     elif args.eval_command == "mcq":
         run = run_sync(evaluate.run_mcq(store, services.llms, args.story, method=args.method,
                                         budget=args.budget, limit=args.limit, run_id=args.resume,
-                                        knowledge=args.knowledge, on_record=_progress("MCQ")))
+                                        knowledge=args.knowledge, use_cache=not args.no_cache,
+                                        on_record=_progress("MCQ")))
     elif args.eval_command == "sweep":
         rows = run_sync(evaluate.run_sweep(store, services.llms, args.story,
                                            methods=tuple(args.method or ("bookmarks", "eta3")),
@@ -345,6 +347,9 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--knowledge", choices=("omniscient", "witnessed"), default="omniscient",
                        help="witnessed: each character's memory holds only what they were "
                             "present for")
+        q.add_argument("--no-cache", action="store_true",
+                       help="ask the models every time (cached replies otherwise count at "
+                            "what they first cost, and apart)")
         if name == "nap":
             q.add_argument("--character", action="append")
             q.add_argument("--points", type=int, default=None,

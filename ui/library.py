@@ -196,8 +196,13 @@ def build_library_tab(services: Services) -> dict:
             raise gr.Error("Choose a story first.")
         if not sure:
             raise gr.Error("Tick the box to confirm the deletion.")
-        services.store.delete_story(parse_id(label))
-        return "Story deleted.", gr.update(choices=story_choices(services), value=None), False
+        # with its evaluation and arena runs; its scenes' background work stops (the store
+        # tells the prefetcher, as it does of presence corrections and merges)
+        gone = services.store.delete_story(parse_id(label))
+        runs = (f" with its {gone['runs']} evaluation run(s) and {gone['arena_items']} arena "
+                "item(s)" if any(gone.values()) else "")
+        return (f"Story deleted{runs}.", gr.update(choices=story_choices(services), value=None),
+                False)
 
     @user_errors
     def do_bundled():

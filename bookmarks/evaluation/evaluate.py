@@ -20,9 +20,10 @@ from pydantic import BaseModel
 from bookmarks.engine.actor import Line, act
 from bookmarks.engine.ground import ground_at
 from bookmarks.engine.lineage import IndexedLine, Lineage
+from bookmarks.engine.prompts import clip
 from bookmarks.errors import BookmarksError, NoUsableLineError, StructuredOutputError
 from bookmarks.evaluation.walk import eligible_points, spread
-from bookmarks.models.llm import LLM
+from bookmarks.models.llm import LLM, model_identity
 from bookmarks.store import Store
 
 DIMENSIONS = ("emotion", "intent", "causality", "position", "content")
@@ -41,9 +42,16 @@ JUDGE_SYSTEM = ("You compare a predicted action of a story character with the ac
                 "character really took. Judge each dimension on its own.")
 
 
+def _lines(scene: list[IndexedLine]) -> str:
+    """A scene's lines for a judge or MCQ prompt, each clipped (marked) so that no single
+    line can take the prompt's room: the request's last-resort cut then never reaches the
+    start of the newest line."""
+    return "\n".join(f"{x.character}: {clip(x.text)}" for x in scene)
+
+
 def judge_messages(*, story: str, character: str, scene: list[IndexedLine], reference: str,
                    prediction: str) -> list[dict[str, str]]:
-    context = "\n".join(f"{x.character}: {x.text}" for x in scene)
+    context, reference, prediction = _lines(scene), clip(reference), clip(prediction)
     user = (f'Story: "{story}". Scene:\n{context}\n\nReal action of {character}: {reference}\n'
             f"Predicted action of {character}: {prediction}\n\n"
             "For each dimension answer yes if the prediction matches the real action on it: "
@@ -69,7 +77,7 @@ class Answer(BaseModel):
 def dimension_messages(*, dimension: str, story: str, character: str, scene: list[IndexedLine],
                        reference: str, prediction: str) -> list[dict[str, str]]:
     """One yes/no question for one dimension (the paper's protocol: five independent calls)."""
-    context = "\n".join(f"{x.character}: {x.text}" for x in scene)
+    context, reference, prediction = _lines(scene), clip(reference), clip(prediction)
     user = (f'Story: "{story}". Scene:\n{context}\n\nReal action of {character}: {reference}\n'
             f"Predicted action of {character}: {prediction}\n\n"
             f"Does the prediction match the real action in {dimension} "
@@ -102,10 +110,11 @@ def run_setup(llms: dict[str, LLM]) -> dict:
 
 
 def judge_warning(llms: dict[str, LLM]) -> str | None:
-    """The paper judges with a model distinct from every evaluated one: say so if not."""
+    """The paper judges with a model distinct from every evaluated one: say so if not — the
+    same model reached at another address or by another spelling is the same model
+    (`model_identity`)."""
     judge_, actor = llms.get("judge"), llms.get("actor")
-    if judge_ and actor and (judge_.model.name, judge_.model.base_url) == \
-            (actor.model.name, actor.model.base_url):
+    if judge_ and actor and model_identity(judge_) == model_identity(actor):
         return (f"The judge model is the actor's own ({judge_.model.name}); a model judging its "
                 "own predictions is biased. Configure a different judge (BOOKMARKS_JUDGE_MODEL "
                 "or Settings) for numbers you report.")
@@ -137,6 +146,7 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
                   points: int | None = None, span: tuple[int, int] | None = None, k: int = 1,
                   budget: int = 3, capacity: int | None = None, judge_mode: str = "independent",
                   run_id: int | None = None, concurrency: int = 4, knowledge: str = "omniscient",
+                  use_cache: bool = True,
                   on_record: Callable[[dict, int, int], None] | None = None) -> dict:
     """NAP as the paper runs it: every eligible action of the chosen characters (default:
     major) over `span` (first, last action; default the whole story), in story order, with
@@ -152,6 +162,7 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
               "protocol": "sample" if points else "every eligible action",
               "setup": run_setup(llms)}
     run = _start(store, "nap", story_id or 0, method, params, run_id)
+    llms = _metered(llms, use_cache)
     p = run["params"]
     story_id, method = run["story_id"], run["method"]
     story = store.story(story_id)
@@ -205,7 +216,7 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
                 save({"point": action.index, "character": action.character,
                       "predictions": [None] * p["k"], "best": 0, "actual": action.text,
                       "scores": [dict.fromkeys(DIMENSIONS, 0) for _ in range(p["k"])],
-                      "failures": [f"grounding: {exc}"]})
+                      "failures": [f"grounding: {exc}"], "grounding_failed": True})
                 continue
             store.commit_memory(grounding.writes)
             await slots.acquire()
@@ -230,8 +241,31 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
         for t in [*shards, *in_flight]:
             t.cancel()
     summary = summarize_nap(store.records(run["id"]))
-    store.finish_run(run["id"], summary)
+    store.finish_run(run["id"], {**summary, **_apart(store.records(run["id"]), llms)})
     return store.run(run["id"])
+
+
+def _metered(llms: dict[str, LLM], use_cache: bool) -> dict[str, LLM]:
+    """The run's own meters (every call of the run counts in them), without the reply
+    cache with `use_cache=False`. A reply the cache serves counts at what it first cost:
+    figures are what the model would have to do; cached calls are counted apart."""
+    if not use_cache:
+        llms = {role: replace(llm, cache_get=None, cache_put=None) for role, llm in llms.items()}
+    return {role: replace(llm, count_cached=True).metered() for role, llm in llms.items()}
+
+
+def _apart(records: list[dict], llms: dict[str, LLM]) -> dict:
+    """What a NAP summary reports apart: points whose grounding failed (they score 0 on
+    every dimension, which only a memory method can suffer: the mean without them is
+    given too), and each role's model use in this session, cached calls apart."""
+    failed = [r for r in records if r.get("grounding_failed")]
+    grounded = [r for r in records if not r.get("grounding_failed")]
+    out: dict = {"grounding_failures": len(failed),
+                 "model_use": {role: dict(llm.usage) for role, llm in llms.items()}}
+    if failed and grounded:
+        out["best@1_mean_without_grounding_failures"] = round(
+            sum(mean(r["scores"][0]) for r in grounded) / len(grounded), 2)
+    return out
 
 
 async def _predict(llms: dict[str, LLM], title: str, cast, action, grounding, scene,
@@ -323,7 +357,7 @@ def mcq_messages(*, story: str, character: str, grounding: str, scene: list[Inde
     parts = []
     if grounding:
         parts.append(f"What {character} remembers (story memory):\n{grounding}")
-    parts.append("The scene so far:\n" + "\n".join(f"{x.character}: {x.text}" for x in scene))
+    parts.append("The scene so far:\n" + _lines(scene))
     parts.append(f"Question for {character}: {question}\n{listed}\n\nAnswer with the letter of "
                  "the correct option only.")
     system = (f'You are {character} in the story "{story}". Answer from what you know of the '
@@ -334,9 +368,11 @@ def mcq_messages(*, story: str, character: str, grounding: str, scene: list[Inde
 async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = None, *,
                   method: str = "bookmarks", budget: int = 3, limit: int | None = None,
                   run_id: int | None = None, knowledge: str = "omniscient",
+                  use_cache: bool = True,
                   on_record: Callable[[dict, int, int], None] | None = None) -> dict:
     run = _start(store, "mcq", story_id or 0, method,
                  {"budget": budget, "limit": limit, "knowledge": knowledge}, run_id)
+    llms = _metered(llms, use_cache)
     story_id, method, p = run["story_id"], run["method"], run["params"]
     story = store.story(story_id)
     questions = store.questions(story_id)[: p["limit"] or None]
@@ -391,6 +427,9 @@ async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = Non
             100 * sum(r["correct"] for r in witnessed) / len(witnessed), 2)
         summary["knew_too_much"] = round(
             100 * sum(r["knew_too_much"] for r in witnessed) / len(witnessed), 2)
+    summary["grounding_failures"] = sum(r["reply"].startswith("grounding failed")
+                                        for r in records)
+    summary["model_use"] = {role: dict(llm.usage) for role, llm in llms.items()}
     store.finish_run(run["id"], summary)
     return store.run(run["id"])
 

@@ -15,6 +15,9 @@ from bookmarks.evaluation.stats import paired_difference
 from bookmarks.store import Store
 
 COLUMNS = (*DIMENSIONS, "mean")
+# what two runs compared item by item must share besides their story: the protocol
+# (every eligible action or a sample) and how the judge was asked (five calls or one)
+PROTOCOL = (("protocol", "every eligible action", "protocol"), ("judge", "single", "judge mode"))
 
 
 def _item_scores(store: Store, run: dict, best: bool = False) -> dict[str, dict[str, float]]:
@@ -36,6 +39,14 @@ def compare(store: Store, run_a: int, run_b: int) -> dict:
     if a["kind"] != b["kind"]:
         raise BookmarksError(f"Run {run_a} is {a['kind']} and run {run_b} is {b['kind']}: "
                              "compare runs of the same kind.")
+    if a["story_id"] != b["story_id"]:  # item keys are story points: another story's differ
+        raise BookmarksError(f"Run {run_a} is on story {a['story_id']} and run {run_b} on story "
+                             f"{b['story_id']}: a paired comparison needs the same story.")
+    for key, default, what in PROTOCOL:
+        va, vb = a["params"].get(key, default), b["params"].get(key, default)
+        if va != vb:
+            raise BookmarksError(f"Run {run_a} was judged with {what} {va!r} and run {run_b} with "
+                                 f"{vb!r}: their scores are not comparable item by item.")
     sa, sb = _item_scores(store, a), _item_scores(store, b)
     shared = sorted(set(sa) & set(sb), key=lambda k: (len(k), k))
     if not shared:

@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import random
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -26,8 +27,10 @@ from bookmarks.errors import ModelError, StructuredOutputError
 from bookmarks.models.fitting import (
     CHARS_PER_TOKEN,
     REPLY_MARGIN,
+    clip_text,
     estimate_tokens,
     fit_messages,
+    text_tokens,
 )
 from bookmarks.models.structured import (
     parse_structured,
@@ -39,6 +42,7 @@ from bookmarks.models.transport import (
     ChatRequest,
     Completion,
     FormatRejectedError,
+    RequestRefusedError,
     TransientModelError,
 )
 
@@ -48,6 +52,7 @@ R = TypeVar("R")
 
 LENGTH_NOTE = ("Your previous reply to this was cut off at the length limit. Answer again, "
                "much shorter: a few words per text field.")
+EMBED_MARGIN = 8  # tokens an embedder adds of its own (BOS/EOS, special tokens)
 CallLogger = Callable[[dict], None]
 # The scene a chain of calls serves (set around a turn; inherited by concurrent tasks).
 scene_scope: contextvars.ContextVar[int | None] = contextvars.ContextVar("scene_scope",
@@ -73,19 +78,24 @@ class LLM:
     retries: int = 3
     backoff: float = 0.5
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-    usage: dict[str, int] = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0,
-                                                           "completion_tokens": 0})
+    # calls, prompt_tokens, completion_tokens: what the model did — or, with `count_cached`,
+    # would have to do (a reply served from the cache counted at what it first cost);
+    # cached_calls, cached_tokens: the replies the cache served, apart
+    usage: dict[str, int] = field(default_factory=lambda: new_usage())
     _mode_lock: threading.Lock = field(default_factory=threading.Lock)
     # the memory role's optional embedder (an OpenAI-compatible /v1/embeddings backend)
     embedder: LLM | None = None
+    count_cached: bool = True
+    _sinks: tuple[dict[str, int], ...] = ()  # the usage of the LLMs this one was metered from
 
     @property
     def role(self) -> str:
         return self.config.role
 
     def metered(self) -> LLM:
-        """The same model, cache and log, with its own usage counters (cost attribution)."""
-        return replace(self, usage={"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+        """The same model, cache and log, with its own usage counters (cost attribution);
+        its calls count in this one's usage too (a run meters all its steps' calls)."""
+        return replace(self, usage=new_usage(), _sinks=(*self._sinks, self.usage))
 
     def _cache_key(self, req: ChatRequest, extra: str = "") -> str:
         payload = json.dumps([self.model.name, self.model.base_url, req.messages, req.temperature,
@@ -115,14 +125,25 @@ class LLM:
                 self._log(ctx, started, error=str(exc))
                 raise
             self._log(ctx, started, result=result)
+            if result.model and result.model != self.model.name:
+                try:  # what the server says it served (see `model_identity`)
+                    self.model.served_model = result.model  # type: ignore[attr-defined]
+                except AttributeError:
+                    pass
             return result
 
     def _log(self, ctx: CallContext, started: float, *, result: Completion | None = None,
              error: str | None = None, cached: bool = False) -> None:
         if result is not None:
-            self.usage["calls"] += 1
-            self.usage["prompt_tokens"] += result.prompt_tokens
-            self.usage["completion_tokens"] += result.completion_tokens
+            for usage in (self.usage, *self._sinks):
+                if cached:
+                    usage["cached_calls"] = usage.get("cached_calls", 0) + 1
+                    usage["cached_tokens"] = usage.get("cached_tokens", 0) + \
+                        result.prompt_tokens + result.completion_tokens
+                if not cached or self.count_cached:
+                    usage["calls"] += 1
+                    usage["prompt_tokens"] += result.prompt_tokens
+                    usage["completion_tokens"] += result.completion_tokens
         if self.log is None:
             return
         self.log({
@@ -198,16 +219,25 @@ class LLM:
         use_cache = (req.temperature <= 0) if cache is None else cache
         key = self._cache_key(req) if use_cache else ""
         if use_cache and self.cache_get and (hit := self.cache_get(key)) is not None:
-            self._log(ctx, time.perf_counter(), cached=True)
-            return Completion(text=hit, model=self.model.name)
+            return self._cache_hit(ctx, hit)
         result = await self._call(req, ctx)
+        spent = (result.prompt_tokens, result.completion_tokens)
         if result.finish_reason == "length" and not on_text:
             # cut at max_tokens: ask once more with room and for brevity; a reply still
             # cut is returned as it is (callers trim it) and is never cached
             result = await self._call(self._roomier(req, LENGTH_NOTE), ctx)
+            spent = (spent[0] + result.prompt_tokens, spent[1] + result.completion_tokens)
         if use_cache and self.cache_put and result.text.strip() and result.finish_reason != "length":
-            self.cache_put(key, self.model.name, result.text)
+            self.cache_put(key, self.model.name, result.text, *spent)
         return result
+
+    def _cache_hit(self, ctx: CallContext, hit: str) -> Completion:
+        """A reply the cache served: logged apart (cached), at what it first cost."""
+        done = Completion(text=str(hit), prompt_tokens=getattr(hit, "prompt_tokens", 0),
+                          completion_tokens=getattr(hit, "completion_tokens", 0),
+                          model=self.model.name, finish_reason="stop")
+        self._log(ctx, time.perf_counter(), result=done, cached=True)
+        return done
 
     async def structured(self, messages: list[dict[str, str]], schema: type[T], *,
                          purpose: str, temperature: float | None = None,
@@ -230,15 +260,17 @@ class LLM:
                 value = parse_structured(hit, schema)
                 if check:
                     check(value)
-                self._log(ctx, time.perf_counter(), cached=True)
+                self._cache_hit(ctx, hit)
                 return value
             except ValueError:
                 pass  # a stale or foreign entry: ask again
         problem = ""
         attempts, allowed = 0, 2
+        spent = [0, 0]  # every attempt is part of what the validated reply cost
         while attempts < allowed:
             attempts += 1
             result = await self._call_structured(req, schema, ctx)
+            spent = [spent[0] + result.prompt_tokens, spent[1] + result.completion_tokens]
             try:
                 value = parse_structured(result.text, schema)
                 if check:
@@ -260,7 +292,7 @@ class LLM:
                         req.messages, self.prompt_budget(req.max_tokens)))
                 continue
             if self.cache_put:
-                self.cache_put(key, self.model.name, result.text)
+                self.cache_put(key, self.model.name, result.text, *spent)
             return value
         raise StructuredOutputError(
             f"The {self.role} model gave an invalid {schema.__name__} twice ({purpose}): "
@@ -268,18 +300,32 @@ class LLM:
         )
 
     async def embed(self, texts: list[str], *, purpose: str) -> list[list[float]]:
-        """Embeddings of `texts` (batches of 64), retried like calls, logged once a batch."""
+        """Embeddings of `texts` (batches of 64), retried like calls, logged once a batch.
+        Each text is fitted to the embedder's context (configured, reported by the server,
+        or learnt from its refusal: "maximum context length is 512 tokens"), keeping its
+        end — a scene's newest lines."""
+        await self.discover_context()
         out: list[list[float]] = []
         for start in range(0, len(texts), 64):
             batch = texts[start:start + 64]
-            attempt = 0
+            attempt = refits = 0
             while True:
+                limit = getattr(self.model, "embed_limit", None) or self.context_tokens
+                fitted = [clip_text(t, max(16, limit - EMBED_MARGIN), keep="end") for t in batch]
                 started = time.perf_counter()
                 try:
-                    out.extend(await self.model.embed(batch))  # type: ignore[attr-defined]
-                    self._log(CallContext(purpose), started,
-                              result=Completion(text="", prompt_tokens=sum(len(t) // 4 for t in batch)))
+                    out.extend(await self.model.embed(fitted))  # type: ignore[attr-defined]
+                    self._log(CallContext(purpose), started, result=Completion(
+                        text="", prompt_tokens=sum(text_tokens(t) for t in fitted)))
                     break
+                except RequestRefusedError as exc:  # too long for this embedder: learn its size
+                    self._log(CallContext(purpose), started, error=str(exc))
+                    if exc.status not in (400, 413, 422) or refits >= 3 or limit <= 32:
+                        raise
+                    refits += 1
+                    stated = [int(n) for n in re.findall(r"\b(\d{2,6})\b", str(exc))
+                              if 16 <= int(n) < limit]
+                    self.model.embed_limit = min(stated) if stated else limit // 2  # type: ignore[attr-defined]
                 except TransientModelError as exc:
                     self._log(CallContext(purpose), started, error=str(exc))
                     if attempt >= self.retries:
@@ -323,6 +369,21 @@ class LLM:
 
     def structured_sync(self, *args: Any, **kw: Any) -> Any:
         return run_sync(self.structured(*args, **kw))
+
+
+def model_identity(llm: LLM) -> str:
+    """Which model answers, whatever server or alias it is reached by: the model the server
+    says it served (once it has answered), else the configured name, compared without its
+    organisation prefix, a ":latest" tag, a ".gguf" suffix or case ("Qwen/Qwen2.5-7B-Instruct"
+    on vLLM and "qwen2.5-7b-instruct" on another server are one model)."""
+    name = getattr(llm.model, "served_model", None) or llm.model.name or ""
+    name = name.strip().rsplit("/", 1)[-1].casefold()
+    return name.removesuffix(":latest").removesuffix(".gguf")
+
+
+def new_usage() -> dict[str, int]:
+    return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cached_calls": 0,
+            "cached_tokens": 0}
 
 
 def _mode_of(response_format: dict) -> str:

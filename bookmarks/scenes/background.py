@@ -40,7 +40,7 @@ from bookmarks.engine.lineage import Lineage
 from bookmarks.engine.progress import watch
 from bookmarks.errors import BookmarksError, ModelError, NotFoundError, StaleMemoryError
 from bookmarks.models.llm import LLM, scene_scope
-from bookmarks.scenes.play import Prepared
+from bookmarks.scenes.play import Prepared, play_memory
 from bookmarks.store import Store
 
 log = logging.getLogger(__name__)
@@ -181,7 +181,7 @@ class Prefetcher:
             try:
                 scene = self.store.scene(scene_id)
                 grounding, lines = await ground_at(
-                    self.store, self.llms["memory"], story_id=scene.story_id,
+                    self.store, play_memory(self.llms["memory"]), story_id=scene.story_id,
                     lineage=Lineage.of(self.store, branch_id), position=position,
                     character=character, method=method, budget=budget, window=self.window,
                     state_block=self.state_block, scene_id=scene_id, scene_cast=scene.cast,

@@ -8,6 +8,7 @@ database as it was.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from bookmarks.engine.ground import OMNISCIENT, ground_at
 from bookmarks.engine.grounding import Grounding
 from bookmarks.engine.lineage import IndexedLine, Lineage
 from bookmarks.engine.progress import watch
+from bookmarks.engine.prompts import clip
 from bookmarks.errors import NotFoundError
 from bookmarks.models.llm import LLM, scene_scope
 from bookmarks.store import SceneInfo, Store, Turn
@@ -50,6 +52,12 @@ def add_user_turn(store: Store, scene_id: int, character: str, text: str) -> Tur
     return store.add_turn(scene_id, character=name, text=text[:2000], source="user")
 
 
+
+
+def play_memory(memory: LLM) -> LLM:
+    """The memory model as Play uses it: a turn's figures are what it spent; work the reply
+    cache served is told apart by the panel, at what it first cost (`sync_account`)."""
+    return dataclasses.replace(memory, count_cached=False)
 
 
 @dataclass
@@ -92,7 +100,8 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
         grounding.events = [*grounding.events,
                             {"kind": "prepared", "seconds": round(prepared.seconds, 2)}]
     else:
-        grounding, lines = await ground_at(store, llms["memory"], story_id=scene.story_id,
+        grounding, lines = await ground_at(store, play_memory(llms["memory"]),
+                                           story_id=scene.story_id,
                                            lineage=lineage, position=position, character=name,
                                            method=method, budget=budget, window=window,
                                            state_block=state_block, scene_id=scene_id,
@@ -100,7 +109,7 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
                                            knowledge=scene.settings.get("knowledge", OMNISCIENT))
     others = [c.name for c in store.characters(scene.story_id) if c.name != name]
     result = await act(llms["actor"], story_title=story.title, character=name,
-                       scene=[Line(x.character, x.text) for x in lines],
+                       scene=[Line(x.character, clip(x.text)) for x in lines],  # marked cuts
                        grounding=grounding.text, setting=scene.setting, aliases=aliases,
                        others=others + scene.cast, scene_id=scene_id, on_text=on_text)
     events = [*grounding.events,

@@ -187,7 +187,9 @@ def test_prepare_grounds_a_checkpoint_again_when_presence_changes_under_it(store
             store.mark_presence(sid, "Ben", 1, 20, present=False)
         return script(request)
 
-    llm = make_llm(ScriptedFakeModel(default=reply))  # no reply cache: every call is seen
+    fake = ScriptedFakeModel(default=reply)
+    fake.sync_mode = "separate"  # checkpoint by checkpoint (read-once checks epochs its own way)
+    llm = make_llm(fake)  # no reply cache: every call is seen
     record = run_sync(prepare(store, llm, plan(store, sid, characters=["Ada"], every=50)))
     assert record["done"] == 2 and corrected
     assert script.counts["propose"] == 3  # the first checkpoint was grounded twice
