@@ -19,7 +19,8 @@ verbs of coming and going are found in order, and each moves the people it is ab
   into or to a room, off, out (alone they step aside: "Othello withdraws" stays to listen,
   "retires to the fireplace" stays), disappears, vanishes,
   is carried off. Entrances: enters, comes in / on / back / out of a room, returns, arrives,
-  appears, runs in, looks in, is discovered. "In and out" moves no one.
+  appears, runs in, hurries on, steps aboard, looks in, is discovered. "In and out" moves
+  no one.
 - Someone else moved: `takes the children into the room`, `leads him off`, `bearing off
   the body`, `ushers in A` / `shows A in` (the one who shows a visitor in goes out again).
 - Deaths: dies, falls dead, is killed, expires. Hiding (hides, goes or rushes off behind the

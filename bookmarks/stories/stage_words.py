@@ -64,12 +64,14 @@ _VERBS: list[tuple[str, re.Pattern]] = [(kind, re.compile(p, re.I)) for kind, p 
     ("carry_in", rf"\b(?:{_USHER})\s+in\b(?!\s+and\s+out)"),
     ("carry_out", rf"\b(?:{_CARRY})\s+(?:off|out|away)\b"
                   rf"(?!\s+(?:from|of)\s+(?:behind|under|the\s+(?:{_PLACE_HIDE})))"),
-    ("carry_obj", rf"\b(?:{_CARRY}|{_USHER})\b(?=\s)"),
     ("enter", r"\b(?:re-?enters|enters|entering|re-?entering)\b"),
     ("enter", r"\b(?:comes?|coming)\s+(?:in|on|back|out\s+(?:of|from))\b(?!\s+and\s+out)"),
     ("enter", r"\b(?:returns?|returning|reappears?|reappearing|arrives?|arriving|appears?|"
               r"appearing)\b"),
     ("enter", rf"\b(?:{_MOTION})\s+in\b(?!\s+and\s+out|\s+(?:a|an|the|his|her|their)\b)"),
+    ("enter", r"\b(?:runs?|running|rushes|rushing|hurries|hurrying|walks?|walking|steps?|stepping|"
+              r"strolls?|strolling|ambles?|ambling|marches|marching|dashes|dashing)\s+(?:on|aboard)\b"
+              r"(?=\s*(?:[.,;]|$|with\b|from\b|and\b))"),
     ("enter", r"\b(?:looks?|looking|peeps?|peeping)\s+(?:in(?=\s*(?:[.,;]|$|and\b))|into\s+the\s+room)"),
     ("enter", r"\b(?:is|are)\s+discovered\b|\bdiscovered\b"),
     ("appear", r"\b(?:is|are)\s+seen\b|\bopens?\s+the\s+(?:\w+\s+)?door\b"),
@@ -92,6 +94,7 @@ _VERBS: list[tuple[str, re.Pattern]] = [(kind, re.compile(p, re.I)) for kind, p 
     ("leave", r"\b(?:leaves|leave|leaving)\b"),
     ("withdraw", r"\b(?:withdraws?|withdrawing|retires?|retiring)\b"),
     ("exit", r"\b(?:is|are)\s+(?:carried|borne|dragged|led|taken|hurried|hustled)\s+(?:off|out|away)\b"),
+    ("carry_obj", rf"\b(?:{_CARRY}|{_USHER})\b(?=\s)"),  # last: any other reading first
     ("shut", r"\b(?:shuts?|closes?)\s+the\s+(?:\w+\s+)?door\b"),
 ]]
 

@@ -93,10 +93,16 @@ def test_entrances_by_any_verb_and_in_and_out_is_neither():
     on: set[str] = set()
     for direction in ("ROSAMUND comes in.", "ROSAMUND enters, breathless.", "Re-enter ROSAMUND.",
                       "ROSAMUND runs in.", "ROSAMUND returns.", "ROSAMUND is discovered reading.",
-                      "To ROSAMUND, who now enters."):
+                      "To ROSAMUND, who now enters.", "ROSAMUND hurries on, late.",
+                      "ROSAMUND steps aboard with a basket."):
         assert ("enter", {ROSA}) in moves(direction, actor=GILES, on=on), direction
     assert moves("PEG comes in with JACK.", on=on) == [("enter", {PEG}), ("enter", {JOHN})]
     assert not moves("The dogs run in and out of the room.", on={GILES})
+    # a description between the names of an entrance; a `he` is the one last named
+    assert moves("Enter GILES, with his hat in his hand, and PEG, carrying a lamp.", on=on) == [
+        ("enter", {GILES, PEG})]
+    assert moves("JACK stumbles. A chair falls. He staggers out.", actor=ROSA,
+                 on={JOHN, ROSA}) == [("exit", {JOHN})]
 
 
 def test_deaths_and_the_dead_stay_gone():
