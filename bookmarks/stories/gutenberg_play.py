@@ -11,7 +11,9 @@ directions keep their brackets. Also read:
 - a paragraph without a cue that continues the speech a direction interrupted (indented
   as that speech is, or starting in lower case), and a paragraph that opens with a
   direction and goes on in words: the direction, then the speech it continues;
-- a bracket never closed (`[Exit.`) ends with its line; a stray closing bracket is dropped.
+- a bracket never closed (`[Exit.`) ends with its line; a stray closing bracket is dropped;
+  a direction printed far to the right of a speech line (`Words, words.        Exit.`) is
+  a direction.
 - A direction inside a speech that brings someone on or takes someone off (directions.py)
   splits the speech: the words before it, the direction, the words after it are actions
   of their own, so that who heard which words can differ (see presence.py). A speaker's
@@ -263,6 +265,10 @@ class _PlayWriter:
         self.drafts.append(Draft(line, NARRATION, text, self.chapter))
 
     def text(self, text: str, line: int, words: bool = True) -> None:
+        if words and self.speaker and (tail := _TRAILING_DIRECTION.search(text)):
+            self.text(text[:tail.start()].strip(), line)  # `Words, words.            Exit.`
+            self.direction(tail.group(1).strip(" []"), line)
+            return
         if self.speaker:
             if not self.speech:
                 self.speech_line = line
@@ -306,6 +312,9 @@ def _standalone(lines: list[str], i: int) -> tuple[int, str] | None:
 
 # a line of its own inside a speech that is an entrance or exit (`Enter Cassio.`, `Exit.`)
 _INLINE_ENTRANCE = re.compile(r"^(?:(?:re-?)?enter\s+(?:the\s+)?[A-Z]|exit\b|exeunt\b)[^.!?]{0,60}[.!?]?$")
+# a direction printed far to the right of a speech line
+_TRAILING_DIRECTION = re.compile(r"(?<=\S)\s{6,}(\[?(?:Exit|Exeunt|Enter|Re-enter|Dies|Dying|Falls)\b"
+                                 r"[^\]]*\]?)\s*$")
 _LEADING_DIRECTION = re.compile(r"^(_?\[[^\]]*\]_?|_?\([^)]*\)_?)[.:,]?\s+(?=\S)")
 
 
@@ -427,7 +436,7 @@ def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict
             else:
                 if i == 0 and not _continues(writer, raw, line, False, known):
                     writer.flush(end_speech=True)
-                writer.text(line, number)
+                writer.text(plain[first + i].strip(), number)
             i += 1
     writer.flush(end_speech=True)
     aliases = {name: sorted(labels) for name, labels in cast.aliases.items()}

@@ -268,7 +268,9 @@ def test_italic_labels_labels_alone_braces_and_unclosed_brackets():
             "  _Osw._ }\n        }   It is, my liege.\n  _Wulf._}\n\n"
             "  _King._\n\n    (_Rising._)\n\n  Then leave us.\n\n"
             "    [WULF _bows_, L.H.\n\n  _Osw._ We go.\n\n    [_Exeunt_ OSWIN _and_ WULF.]\n\n"
-            "  _King._ Alone.\n\n    [_Draws._]\n\n  And armed.\n")
+            "  _King._ Alone.\n\n    [_Draws._]\n\n  And armed.\n\n"
+            "  _Enter_ OSWIN.\n\n  _Osw._ My liege, the hall is full.            [Exit.\n\n"
+            "  _King._ Then let them wait.\n")
     story = parse_story(text.encode(), "edgar.txt")
     assert story.source_format == "gutenberg-play"
     rows = [(a.character, a.text) for a in story.actions]
@@ -276,9 +278,11 @@ def test_italic_labels_labels_alone_braces_and_unclosed_brackets():
     assert rows[2] == ("Oswin", "[together with Wulf] It is, my liege.")
     assert rows[3] == ("King Edgar", "[Rising.] Then leave us.")
     assert rows[4] == ("narration", "WULF bows, L.H.")
-    assert rows[-1] == ("King Edgar", "And armed.")  # the speech goes on after a direction
+    assert rows[-5] == ("King Edgar", "And armed.")  # the speech goes on after a direction
+    assert rows[-3:] == [("Oswin", "My liege, the hall is full."), ("narration", "Exit."),
+                         ("King Edgar", "Then let them wait.")]
     per = derive(story.actions, story.characters)
-    assert per[len(rows)] == {"King Edgar"}
+    assert per[len(rows) - 4] == per[len(rows)] == {"King Edgar"}
 
 
 def test_the_benchmark_runs_on_a_tune_play(capsys):
