@@ -66,7 +66,9 @@ def handler(demo, name: str, tab_input=None):
 
 
 def call(block_fn, who: str | None, *args):
-    result = block_fn.fn(Asking(who), *args)
+    """Call a handler as Gradio does: the arguments it fills in itself added by its rule."""
+    filled, *_ = special_args(block_fn.fn, list(args), request=Asking(who))
+    result = block_fn.fn(*filled)
     if inspect.iscoroutine(result):
         return asyncio.run(result)
     return result
@@ -136,6 +138,13 @@ def test_a_writer_reaches_only_their_own_scenes(app):
     undo = handler(demo, "undo")
     with pytest.raises(gr.Error, match="another writer's"):
         call(undo, "wes", theirs.id)
+    load = handler(demo, "on_load")  # the page's list of past scenes, per user
+    ids = lambda update: [c.split(":")[0] for c in update["choices"]]  # noqa: E731
+    assert ids(call(load, "wes")[-1]) == [str(mine.id)]
+    assert ids(call(load, "ann")[-1]) == []
+    assert sorted(ids(call(load, "olga")[-1])) == sorted(str(s.id) for s in (mine, theirs, owners))
+    picker = next(b for b in demo.blocks.values() if getattr(b, "elem_id", "") == "play-scenes")
+    assert picker.choices == []  # none of them in the page everyone is sent
 
 
 def sign_in(page, url: str, name: str, password: str) -> None:
