@@ -11,9 +11,9 @@ made that untrue on the page:
   original cost, "from cache"; a synchronization from p = 0 counts it as its cost without
   reuse.
 - It read nothing (the bookmark was already up to date: reuse at its best, e.g. a
-  regenerated line), so there was no call to measure tokens per call from, and its cost
-  without reuse (calls_wo × tokens per call) came out 0. Tokens per call are then the
-  call log's mean over this database's uncached synchronization calls of its type.
+  regenerated line), so there was no call to measure a rate from, and its cost without
+  reuse came out 0. It is then what reading its actions without reuse costs at the rate the
+  story's sync-cost records show for its type: tokens spent per action read.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def account(store: Store, story_id: int, syncs: list[dict]) -> list[dict]:
     `saved` (by reuse: without reuse, less the work)."""
     if not syncs:
         return []
-    rows: list[dict] | None = None
+    rows = store.sync_costs(story_id)
     rates: dict[str, float] = {}
     out = []
     for event in syncs:
@@ -37,8 +37,6 @@ def account(store: Store, story_id: int, syncs: list[dict]) -> list[dict]:
         spent = e.get("prompt_tokens", 0) + e.get("completion_tokens", 0)
         e["tokens"], e["cached"] = spent, None
         if e.get("actions_read", 0) > 0:
-            if rows is None:
-                rows = store.sync_costs(story_id)
             first = next((r for r in rows if r["bookmark_id"] == e.get("bookmark")
                           and r["p_old"] == e["p_old"] and r["p_new"] == e["p_new"]
                           and r["calls"] > e.get("calls", 0)), None)
@@ -49,13 +47,20 @@ def account(store: Store, story_id: int, syncs: list[dict]) -> list[dict]:
         without = float(e.get("tokens_wo") or 0)
         if e["cached"] and e["p_old"] == 0:
             without = max(without, work)
-        elif not without and e.get("calls_wo"):
+        elif not without and e.get("actions_read_wo"):
             kind = e.get("type", "")
             if kind not in rates:
-                measured = store.call_rates("memory", f"sync:{kind}")
-                rates[kind] = float(measured.get("tokens") or 0) if measured.get("n") else 0.0
-            without = e["calls_wo"] * rates[kind]
+                rates[kind] = per_action(rows, kind)
+            without = e["actions_read_wo"] * rates[kind]
         e["work_tokens"], e["tokens_wo"] = work, without
         e["saved"] = max(0.0, without - work)
         out.append(e)
     return out
+
+
+def per_action(rows: list[dict], kind: str) -> float:
+    """Tokens spent per action read by synchronizations of this type that asked the model
+    (the story's sync-cost records; 0 when there are none yet)."""
+    asked = [r for r in rows if r["type"] == kind and r["calls"] and r["actions_read"]]
+    read = sum(r["actions_read"] for r in asked)
+    return sum(r["prompt_tokens"] + r["completion_tokens"] for r in asked) / read if read else 0.0
