@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -46,6 +48,7 @@ from bookmarks.store import Store
 log = logging.getLogger(__name__)
 
 WAIT_LIMIT = 600.0  # the longest a turn waits for its step being prepared (seconds)
+_JOB: contextvars.ContextVar[_Job | None] = contextvars.ContextVar("bookmarks_job", default=None)
 
 
 class PreparationFailedError(ModelError):
@@ -80,6 +83,9 @@ class Prefetcher:
         self._ready: dict[int, Prepared] = {}
         self._failed: dict[int, tuple[tuple, str]] = {}  # scene → (step, why), said once
         self._lock = threading.Lock()
+        # every task a job starts (its concurrent synchronizations) is known to be its own
+        self._owners: weakref.WeakKeyDictionary[asyncio.Task, _Job] = weakref.WeakKeyDictionary()
+        self._loop.set_task_factory(self._task_factory)
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
                                         name="bookmarks-background-sync")
         self._thread.start()
@@ -132,6 +138,13 @@ class Prefetcher:
         self._loop.call_soon_threadsafe(self._start, job)
         return step
 
+    def _task_factory(self, loop: asyncio.AbstractEventLoop, coro, **kw) -> asyncio.Task:
+        task = asyncio.Task(coro, loop=loop, **kw)
+        job = _JOB.get()
+        if job is not None:
+            self._owners[task] = job
+        return task
+
     def _start(self, job: _Job) -> None:  # on the loop
         if job.cancelled:
             self._ended(job, None)
@@ -173,6 +186,7 @@ class Prefetcher:
         if self._sem is None:
             self._sem = asyncio.Semaphore(self._concurrency)
         async with self._sem:
+            _JOB.set(job)  # the tasks this job starts are its own (see `untracked`)
             branch_id, position, character, method, budget, epoch = job.step
             scene_id = job.scene_id
             scene_scope.set(scene_id)
@@ -295,12 +309,14 @@ class Prefetcher:
                     for j in self._live]
 
     def untracked(self, timeout: float = 60.0) -> int:
-        """How many tasks run on the prefetcher's loop outside its tracked jobs (always 0)."""
+        """How many tasks run on the prefetcher's loop outside its tracked jobs: neither a
+        live job's task nor one that a live job started (always 0)."""
         async def count() -> int:
             tasks = asyncio.all_tasks() - {asyncio.current_task()}
             with self._lock:
-                known = {j.task for j in self._live}
-            return len(tasks - known)
+                live = set(self._live)
+            return sum(1 for t in tasks if not any(t is j.task for j in live)
+                       and self._owners.get(t) not in live)
 
         return asyncio.run_coroutine_threadsafe(count(), self._loop).result(timeout)
 

@@ -196,9 +196,10 @@ class StoriesStore(StoreBase):
         ]
 
     def merge_characters(self, story_id: int, keep: str, merge: str) -> None:
-        """Fold character `merge` into `keep`: its actions and name become `keep`'s. Presence
-        is derived again; memory that read under the old presence is dropped and the story's
-        epoch moves (see `_presence_changed`)."""
+        """Fold character `merge` into `keep`: its actions and name become `keep`'s. Memory
+        that read those actions (versions from the first of them on) is dropped, as after an
+        edit; presence is derived again, memory that read under the old presence dropped, and
+        the story's epoch moves (see `_presence_changed`)."""
         before = self.presence(story_id)
         with self.transaction() as db:
             rows = {r["name"]: r for r in self._rows(
@@ -213,6 +214,12 @@ class StoriesStore(StoreBase):
                     aliases.append(name)
             db["characters"].update(rows[keep]["id"], {"aliases": json.dumps(aliases),
                                     "major": max(rows[keep]["major"], rows[merge]["major"])})
+            first = self._one("SELECT MIN(idx) AS i FROM actions WHERE story_id = ? AND "
+                              "character = ?", [story_id, merge])["i"]
+            if first is not None:  # those actions now read otherwise ("Keep: …"): like an
+                # edit, memory that read them goes (every space, from the first of them)
+                db.execute("DELETE FROM bookmark_versions WHERE p >= ? AND bookmark_id IN "
+                           "(SELECT id FROM bookmarks WHERE story_id = ?)", [first, story_id])
             db.execute("UPDATE actions SET character = ? WHERE story_id = ? AND character = ?",
                        [keep, story_id, merge])
             db["characters"].delete(rows[merge]["id"])

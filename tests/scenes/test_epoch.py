@@ -100,11 +100,12 @@ def test_a_merge_drops_prepared_steps_and_cancels_jobs(store, pre):
     p.schedule(other.id, "Ben")
     assert p.wait_idle(120) and p.status(other.id)["state"] == "ready"
     in_flight(fake, p, scene.id, "Ada")
-    before = store.db["bookmark_versions"].count
-    store.merge_characters(sid, "Ben", "Cora")
+    store.merge_characters(sid, "Ben", "Cora")  # Cora's lines now read "Ben: …"
+    after = store.db["bookmark_versions"].count
+    assert all(v["p"] < 37 for v in store.db["bookmark_versions"].rows)  # Cora first acts at 37
     assert p.status(other.id)["state"] == "idle" and take(p, other.id, "Ben") is None
     finish(fake, p)
-    assert store.db["bookmark_versions"].count == before
+    assert store.db["bookmark_versions"].count == after  # the job in flight saved nothing
 
 
 def test_a_preparation_never_overtakes_a_writers_edit(store, pre):
