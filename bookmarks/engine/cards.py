@@ -122,6 +122,23 @@ def attach(store: Store, scene_id: int, *, card: Card | None = None,
     return len(items)
 
 
+def detach(store: Store, scene_id: int, *, card: str | None = None, lore: bool = False) -> int:
+    """Take a card's own memory (`card`: its character's name) and/or the lorebook entries
+    (`lore`) back out of a scene: what `attach` wrote there goes, the story's memory shows
+    through again. A change of what memory reads: background work for the scene stops.
+    Returns the number of bookmarks taken out."""
+    scene = store.scene(scene_id)
+    rows = {r["id"]: r for space in memory_spaces(scene)
+            for r in store.bookmarks(scene.story_id, space)}
+    ids = [o["bookmark_id"] for o in store.branch_overrides(scene.branch_id)
+           if o["bookmark_id"] in rows and (
+               (o["activation"] == "self" and card is not None
+                and rows[o["bookmark_id"]]["subject"] == card)
+               or (lore and o["activation"] in ("keys", "always")))]
+    store.drop_branch_memory(scene.branch_id, ids, scene.start_point)
+    return len(ids)
+
+
 _WORD = re.compile(r"\w+(?:['’]\w+)*")
 
 

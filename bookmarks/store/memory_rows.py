@@ -162,6 +162,25 @@ class MemoryStore(StoreBase):
             "COALESCE(excluded.activation, activation)",
             [bookmark_id, branch_id, None if pinned is None else int(pinned), activation, now()])
 
+    def branch_overrides(self, branch_id: int) -> list[dict]:
+        """Every pin and activation this branch set itself."""
+        return self._rows("SELECT * FROM bookmark_overrides WHERE branch_id = ? ORDER BY "
+                          "bookmark_id", [branch_id])
+
+    def drop_branch_memory(self, branch_id: int, bookmark_ids: list[int], p: int) -> None:
+        """Take back what a branch wrote itself for these bookmarks at point p (a card's
+        memory, detached): those versions and the branch's own flags go, its epoch moves."""
+        if not bookmark_ids:
+            return
+        q = ",".join("?" * len(bookmark_ids))
+        with self.transaction() as db:
+            db.execute(f"DELETE FROM bookmark_versions WHERE branch_id = ? AND p = ? AND "
+                       f"bookmark_id IN ({q})", [branch_id, p, *bookmark_ids])
+            db.execute(f"DELETE FROM bookmark_overrides WHERE branch_id = ? AND bookmark_id IN "
+                       f"({q})", [branch_id, *bookmark_ids])
+            self._bump_epochs(db, [branch_id])
+            self._changed({"kind": "epoch", "story_id": None, "branches": [branch_id]})
+
     def overrides(self, bookmark_ids: list[int], branch_ids: list[int]) -> list[dict]:
         """Pins and activations set on these branches for these bookmarks."""
         if not bookmark_ids or not branch_ids:

@@ -3,9 +3,10 @@
 
 Rules interleave what writers and the app do — turns (waiting for or overtaking prepared
 steps, with or without partial memory), user lines, undo, edit, regenerate, fork, presence
-corrections, a merge, pins and bookmark edits, card attach, background preparation (held
-at the server while the rest goes on) and `prepare` — against a scripted server that is
-slow (held) and fails (HTTP 503s past the retries). After every step the invariants hold:
+corrections, a merge, pins and bookmark edits, card attach and detach, background
+preparation (held at the server while the rest goes on) and `prepare` — against a scripted
+server that is slow (held) and fails (HTTP 503s past the retries). After every step the
+invariants hold:
 
 1. no two bookmarks share an identity;
 2. every stored version read only actions on its lineage as they are now, and, in a
@@ -29,7 +30,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from bookmarks.config import RoleConfig
-from bookmarks.engine.cards import attach
+from bookmarks.engine.cards import attach, detach
 from bookmarks.engine.lineage import Lineage
 from bookmarks.engine.prompts import line_text
 from bookmarks.engine.recall import memory_spaces, visible_bookmarks
@@ -263,6 +264,10 @@ class PlayMachine(RuleBasedStateMachine):
             "personality": "Blunt."}}).encode(), "ada.json")
         attach(self.store, self._scene(n), card=card)
         self.counts["cards"] += 1
+
+    @rule(n=st.integers(0, 9))
+    def detach_card(self, n):
+        self.counts["cards detached"] += detach(self.store, self._scene(n), card="Ada")
 
     @rule(n=st.integers(0, 9), who=st.sampled_from(["Ada", "Ben"]))
     def schedule(self, n, who):

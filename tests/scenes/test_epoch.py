@@ -194,3 +194,25 @@ def test_prepare_grounds_a_checkpoint_again_when_presence_changes_under_it(store
     record = run_sync(prepare(store, llm, plan(store, sid, characters=["Ada"], every=50)))
     assert record["done"] == 2 and corrected
     assert script.counts["propose"] == 3  # the first checkpoint was grounded twice
+
+
+def test_detaching_a_card_takes_its_memory_out_and_cancels_the_preparation(store, pre):
+    from bookmarks.engine.cards import detach
+
+    sid, fake, script, llms, scene = make(store)
+    card = read_card(json.dumps({"spec": "chara_card_v2", "data": {
+        "name": "Ada", "description": "A harbour pilot.", "personality": "Blunt.",
+        "character_book": {"entries": [{"keys": ["gate"], "content": "The gate sings.",
+                                        "enabled": True}]}}}).encode(), "ada.json")
+    attach(store, scene.id, card=card, lore=card.lorebook)
+    p = pre(llms)
+    p.schedule(scene.id, "Ben")
+    assert p.wait_idle(120) and p.status(scene.id)["state"] == "ready"
+    assert detach(store, scene.id, card="Ada") == 1
+    assert p.status(scene.id)["state"] == "idle"  # the prepared step read the card
+    lineage = Lineage.of(store, scene.branch_id)
+    titles = {b.title for b in visible_bookmarks(store, sid, "story", lineage, 300)}
+    assert "Who Ada is" not in titles and "The gate sings." not in titles
+    assert any(b.activation == "keys" for b in visible_bookmarks(store, sid, "story", lineage, 300))
+    assert detach(store, scene.id, lore=True) == 1
+    assert not any(b.activation for b in visible_bookmarks(store, sid, "story", lineage, 300))
