@@ -309,6 +309,10 @@ class PlayMachine(RuleBasedStateMachine):
 
     @invariant()
     def versions_read_only_current_witnessed_lines(self):
+        with self.store.transaction():  # one snapshot: background commits wait meanwhile
+            self._check_versions()
+
+    def _check_versions(self) -> None:
         presence = self.store.presence(self.story_id)
         spaces = {r["id"]: (r["space"], r["type"]) for r in self.store.db["bookmarks"].rows}
         lineages: dict[int, Lineage] = {}

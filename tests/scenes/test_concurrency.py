@@ -5,11 +5,11 @@ checked after every step. `benchmarks/soak.py` runs it long, with a seed."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from tests.scenes.concurrency_machine import PlayMachine
 
 PlayMachine.TestCase.settings = settings(
     max_examples=8, stateful_step_count=25, deadline=None, database=None,
-    suppress_health_check=list(HealthCheck))
+    suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
 TestPlayUnderConcurrency = PlayMachine.TestCase
