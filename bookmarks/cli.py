@@ -245,6 +245,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         run = store.run(args.run)
         for row in evaluate.efficiency_buckets(store.sync_costs(run["story_id"], run["space"])):
             print(json.dumps(row))
+        if "model_use" in run["summary"]:  # replies the cache served count in the figures
+            print(json.dumps({"model_use": run["summary"]["model_use"]}))  # and apart here
         return 0
     else:  # export
         rows = run_rows(store, args.run)
