@@ -6,8 +6,9 @@ behavioral: keep the subject's actions that fit the section), but the actions ar
 ranges aligned to absolute story positions — multiples of the block size, and every point
 where one of the bookmarks synchronized together starts, ends or keeps a version — so
 bookmarks with different checkpoints still read the same ranges. A bookmark behind catches
-up alone until it is aligned, then reads with the others. A range is read once for all
-bookmarks that need it, in one of two ways (the **mode**):
+up alone until it is aligned, then reads with the others. When every gap is shorter than a
+block (nearby predictions), each is read whole: one range, one call for all. A range is
+read once for all bookmarks that need it, in one of two ways (the **mode**):
 
 - `joint`: one call returns every bookmark's update; each part is validated on its own,
   an invalid part is asked again alone, and a part that stays invalid keeps that
@@ -144,11 +145,13 @@ class _Member:
 
 def ranges(p_old: int, target: int, block: int, cuts: set[int]) -> list[tuple[int, int]]:
     """(first, last) action ranges from p_old + 1 to target, cut at multiples of `block`
-    and at `cuts` — the same ranges for every bookmark whatever its checkpoint."""
+    (none with block 0) and at `cuts` — the same ranges for every bookmark whatever its
+    checkpoint."""
     if target <= p_old:
         return []
     points = {target} | {x for x in cuts if p_old < x < target}
-    points |= set(range((p_old // block + 1) * block, target, block))
+    if block:
+        points |= set(range((p_old // block + 1) * block, target, block))
     out, lo = [], p_old + 1
     for x in sorted(points):
         out.append((lo, x))
@@ -168,6 +171,8 @@ async def bring_forward(jobs: Sequence[SyncJob], llm: LLM, *, story: str, mode: 
     starts: dict[Hashable, set[int]] = {}
     for j in jobs:
         starts.setdefault(j.source, set()).update({j.bookmark.p, j.target, *j.emit})
+    # short gaps only (nearby predictions): one range each, not cut at a block boundary
+    grid = block if cuts or any(j.target - j.bookmark.p > block for j in jobs) else 0
     members = []
     for j in jobs:
         content = j.bookmark.content.model_copy(deep=True)
@@ -175,7 +180,7 @@ async def bring_forward(jobs: Sequence[SyncJob], llm: LLM, *, story: str, mode: 
             content.keys = content.keys or list(j.keys)
         context = list(j.preceding[-2:]) + list(j.lines)
         members.append(_Member(
-            j, content, ranges(j.bookmark.p, j.target, block, starts[j.source] | set(cuts)),
+            j, content, ranges(j.bookmark.p, j.target, grid, starts[j.source] | set(cuts)),
             {ln.index: n for n, ln in enumerate(context)}, context,
             mention_pattern(content.keys if j.bookmark.type == "concept" else j.keys),
             {k.casefold() for k in j.keys}, number=len(members)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Literal
@@ -19,6 +20,7 @@ from pydantic import BaseModel
 
 from bookmarks.engine.actor import Line, act
 from bookmarks.engine.ground import ground_at
+from bookmarks.engine.joint_sync import resolve_mode
 from bookmarks.engine.lineage import IndexedLine, Lineage
 from bookmarks.engine.prompts import clip
 from bookmarks.errors import BookmarksError, NoUsableLineError, StructuredOutputError
@@ -106,6 +108,8 @@ def run_setup(llms: dict[str, LLM]) -> dict:
     embedder = getattr(llms.get("memory"), "embedder", None)
     setup["retrieval"] = ({"by": "embeddings", "model": embedder.model.name,
                            "base_url": embedder.model.base_url} if embedder else {"by": "bm25"})
+    if "memory" in llms:  # how a block is read for several bookmarks
+        setup["sync_mode"] = resolve_mode(llms["memory"])
     return setup
 
 
@@ -299,7 +303,10 @@ async def _predict(llms: dict[str, LLM], title: str, cast, action, grounding, sc
             "failures": failures, "actor_tries": tries,
             # where the grounding degraded instead of failing (invalid model output)
             "fallbacks": [{"step": e["step"], "outcome": e["outcome"], "reason": e["reason"]}
-                          for e in grounding.events if e.get("kind") == "fallback"]}
+                          for e in grounding.events if e.get("kind") == "fallback"],
+            # how blocks were read for several bookmarks (engine/joint_sync.py)
+            "sync_modes": dict(Counter(e.get("mode", "separate") for e in grounding.events
+                                       if e.get("kind") == "synchronized"))}
 
 
 def summarize_nap(records: list[dict]) -> dict:
@@ -319,6 +326,8 @@ def summarize_nap(records: list[dict]) -> dict:
     lines = [t for r in records for t in r.get("actor_tries", [])]
     out["reasked_lines"] = sum(t > 1 for t in lines)
     out["reasked_share"] = round(out["reasked_lines"] / len(lines), 3) if lines else 0.0
+    out["sync_modes"] = dict(sum((Counter(r.get("sync_modes") or {}) for r in records),
+                                 Counter()))
     return out
 
 

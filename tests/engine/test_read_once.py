@@ -278,3 +278,29 @@ def test_the_mode_is_said_in_walk_records_and_the_panel(store):
     scene = store.create_scene(sid, start_point=150, cast=["Ada", "Ben"], method="bookmarks")
     turn = run_sync(generate_turn(store, llms, scene.id, "Ada"))
     assert turn_activity(store, turn.id)["sync_modes"] == ["joint"]
+
+
+def test_a_short_gap_across_a_block_boundary_is_still_one_call(store):
+    sid = store.add_story(generated_story())
+    script = ScriptedMemory(sections=SECTIONS[:2])
+    fake = ScriptedFakeModel(default=script)
+    llm = make_llm(fake)
+    ground(store, llm, sid, 61)
+    before = len(fake.history)
+    g = ground(store, llm, sid, 67)  # reads 61–66, across 64
+    assert [script.kind(r) for r in fake.history[before:]] == ["propose", "joint"]
+    assert {(e["p_old"], e["p_new"]) for e in kinds(g, "synchronized")} == {(60, 66)}
+
+
+def test_nap_records_the_mode_in_its_setup_records_and_summary(store):
+    from bookmarks.evaluation.evaluate import run_nap
+
+    sid = store.add_story(generated_story(120))
+    fake = ScriptedFakeModel(default=ScriptedMemory(sections=SECTIONS[:2]))
+    llms = {role: make_llm(fake, store, role=role) for role in ("memory", "actor", "judge")}
+    run = run_sync(run_nap(store, llms, sid, characters=["Ada"], span=(101, 110),
+                           judge_mode="single", use_cache=False))
+    assert run["params"]["setup"]["sync_mode"] == "joint"
+    records = store.records(run["id"])
+    assert all(r["sync_modes"] == {"joint": 2} for r in records[1:])
+    assert run["summary"]["sync_modes"]["joint"] == 2 * len(records)
