@@ -161,18 +161,20 @@ def ranges(p_old: int, target: int, block: int, cuts: set[int]) -> list[tuple[in
 
 async def bring_forward(jobs: Sequence[SyncJob], llm: LLM, *, story: str, mode: str,
                         costs: CostModel, block: int = STATE_BLOCK, concurrency: int = 1,
-                        schedule: str = "block", cuts: Sequence[int] = (),
+                        schedule: str = "block", cuts: Sequence[int] = (), align: bool = True,
                         on_segment: Callable[[int, BlockSyncResult], None] | None = None,
                         ) -> list[list[BlockSyncResult]]:
     """Synchronize every job block-major (`schedule="block"`) or each bookmark alone over
     the same ranges (`schedule="bookmark"`, the per-bookmark schedule). Returns, per job,
     its segments: one per `emit` point on the way and one ending at its target (or where
-    it stalled). `on_segment(job number, segment)` is called as each one is done."""
+    it stalled). `on_segment(job number, segment)` is called as each one is done.
+    `align=False`: ranges are cut at `cuts` (and the bookmarks' own points) only."""
     starts: dict[Hashable, set[int]] = {}
     for j in jobs:
         starts.setdefault(j.source, set()).update({j.bookmark.p, j.target, *j.emit})
     # short gaps only (nearby predictions): one range each, not cut at a block boundary
-    grid = block if cuts or any(j.target - j.bookmark.p > block for j in jobs) else 0
+    grid = block if align and (cuts or any(j.target - j.bookmark.p > block for j in jobs)) \
+        else 0
     members = []
     for j in jobs:
         content = j.bookmark.content.model_copy(deep=True)

@@ -23,6 +23,7 @@ reach a point earlier than the step that chose them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -185,11 +186,23 @@ async def _once(store: Store, memory: LLM, *, story_id: int, characters: list[st
 
     try:
         await bring_forward(jobs, memory, story=story.title, mode=mode, costs=grounder.costs,
-                            block=block, cuts=points, on_segment=on_segment,
+                            block=block, cuts=blocks_between(points, block), align=False,
+                            on_segment=on_segment,
                             concurrency=1 if memory.config.embedded else 4)
         commit_ready()
     except Stopped:
         pass
+
+
+def blocks_between(points: list[int], block: int) -> list[int]:
+    """The checkpoints, and each gap between two cut in equal blocks of at most `block`
+    actions (every 100 with blocks of 64: two blocks of 50, not 64 + 36 + 28 + …)."""
+    out, previous = [], 0
+    for point in sorted(points):
+        k = math.ceil((point - previous) / block)
+        out += [previous + round(j * (point - previous) / k) for j in range(1, k)] + [point]
+        previous = point
+    return out
 
 
 def _point_of(seg) -> int:

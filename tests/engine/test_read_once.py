@@ -241,6 +241,7 @@ def test_read_once_commits_the_same_versions_as_checkpoint_by_checkpoint(tmp_pat
     from bookmarks.engine.read_once import prepare_read_once
     from bookmarks.store import Store
 
+    # checkpoints on multiples of the block, where read-once cuts its gaps as a step does
     results = []
     for schedule in ("read once", "checkpoints"):
         store = Store(tmp_path / f"{schedule}.db")
@@ -248,10 +249,10 @@ def test_read_once_commits_the_same_versions_as_checkpoint_by_checkpoint(tmp_pat
         llm = make_llm(ScriptedFakeModel(default=_story_memory, sync_mode="prefix"), store)
         if schedule == "read once":
             run_sync(prepare_read_once(store, llm, story_id=sid, characters=["Ada", "Ben"],
-                                       points=[100, 200, 250]))
+                                       points=[128, 192, 256]))
         else:
             lineage = Lineage.of(store, store.story(sid).trunk_id)
-            for point in (100, 200, 250):
+            for point in (128, 192, 256):
                 for who in ("Ada", "Ben"):
                     g, _ = run_sync(ground_at(store, llm, story_id=sid, lineage=lineage,
                                               position=point + 1, character=who,
