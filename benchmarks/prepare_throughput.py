@@ -71,6 +71,8 @@ class RemoteLike(ScriptedMemory):
 
     def __call__(self, request) -> str:
         reply = super().__call__(request)
+        if self.kind(request) == "eta_extract":  # one pass: a summary of about 60 words
+            reply = " ".join(["The travellers argue over the debt and the bridge."] * 7)
         prompt = sum(fake_tokens(m["content"]) for m in request.messages)
         time.sleep(self.latency + prompt / self.prompt_rate + fake_tokens(reply) / self.reply_rate)
         return reply

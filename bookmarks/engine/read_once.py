@@ -124,6 +124,11 @@ async def _once(store: Store, memory: LLM, *, story_id: int, characters: list[st
             existing = _visible(store, story_id, lineage, point, entries)
             writes = MemoryWrites()
             selected = await grounder._match(req, sections, existing, meter, events, writes)
+            # a new section's row (no version: seen nowhere yet) and the match decisions
+            # now, so the next steps remember them as a step after a commit would
+            store.commit_memory(MemoryWrites(new_bookmarks=writes.new_bookmarks,
+                                             decisions=writes.decisions))
+            writes.new_bookmarks, writes.decisions = [], []
             for bm in selected:
                 entry = entries.get(_identity(bm))
                 if entry is None:
