@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from bookmarks.engine.ground import request_at
 from bookmarks.engine.grounding import GroundRequest, MemoryWrites
-from bookmarks.engine.joint_sync import SyncJob, bring_forward, resolve_mode
+from bookmarks.engine.joint_sync import MAX_PARTS, SyncJob, bring_forward, resolve_mode
 from bookmarks.engine.lineage import Lineage
 from bookmarks.engine.method_bookmarks import BookmarksGrounder, BookmarksOptions, Step, _keys
 from bookmarks.engine.recall import visible_bookmarks
@@ -197,6 +197,25 @@ async def _once(store: Store, memory: LLM, *, story_id: int, characters: list[st
         commit_ready()
     except Stopped:
         pass
+
+
+def estimate(store: Store, story_id: int, *, characters: int, points: list[int], done: int = 0,
+             budget: int = 3, block: int = STATE_BLOCK) -> tuple[int, int]:
+    """About how many calls and tokens the steps after the first `done` take: a proposal
+    each (≈800 tokens), then one pass over actions 1 … the last point (new sections read
+    from the start) for about `budget` bookmarks a character, a joint call a block for up
+    to MAX_PARTS of them, each with its section (≈60 tokens) and its answer (≈25)."""
+    steps = len(points) * characters - done
+    if steps <= 0 or not points:
+        return 0, 0
+    live = budget * characters
+    reads = math.ceil(live / MAX_PARTS)
+    ranges = len(blocks_between(points, block))
+    text = sum(len(who) + len(words) + 8
+               for _, who, words in store.action_tuples(story_id, 1, max(points)))
+    calls = steps + ranges * reads
+    tokens = steps * 800 + text // 4 * reads + ranges * (reads * 300 + live * 85)
+    return calls, tokens
 
 
 def blocks_between(points: list[int], block: int) -> list[int]:

@@ -12,14 +12,13 @@ database's call log (or stated defaults when there are none yet).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from bookmarks.engine.ground import chosen_characters, ground_at
 from bookmarks.engine.joint_sync import SEPARATE, resolve_mode
 from bookmarks.engine.lineage import Lineage
-from bookmarks.engine.read_once import prepare_read_once
+from bookmarks.engine.read_once import estimate, prepare_read_once
 from bookmarks.engine.sync import STATE_BLOCK
 from bookmarks.errors import BookmarksError, StaleMemoryError
 from bookmarks.models.llm import LLM
@@ -104,16 +103,16 @@ def plan(store: Store, story_id: int, *, characters: list[str] | None = None,
     before = progress(store, story_id)
     done = before.get("done", 0) if (before.get("every") == every
                                       and before.get("characters") == names) else 0
-    # per step: a proposal, and each of ~K sections synchronized over `every` new actions
-    # (state blocks; concept and behavioral about one call each)
-    per_step = 1 + budget * max(1, math.ceil(every / STATE_BLOCK))
-    calls = per_step * (len(points) * len(names) - done)
+    # reading the story once for every step left (a proposal each, one block-major pass;
+    # see engine/read_once.py), timed at this database's measured seconds per token
+    calls, tokens = estimate(store, story_id, characters=len(names), points=points, done=done,
+                             budget=budget, block=STATE_BLOCK)
     rates = store.call_rates("memory")
-    measured = bool(rates.get("n")) and rates["n"] >= 5
-    seconds_per = rates["ms"] / 1000 if measured else DEFAULT_SECONDS_PER_CALL
-    tokens_per = rates["tokens"] if measured else DEFAULT_TOKENS_PER_CALL
-    return Plan(story_id, names, every, points, done, calls, round(calls * tokens_per),
-                calls * seconds_per, measured)
+    measured = bool(rates.get("n")) and rates["n"] >= 5 and bool(rates.get("tokens"))
+    per_token = rates["ms"] / 1000 / rates["tokens"] if measured \
+        else DEFAULT_SECONDS_PER_CALL / DEFAULT_TOKENS_PER_CALL
+    return Plan(story_id, names, every, points, done, calls, tokens, tokens * per_token,
+                measured)
 
 
 async def prepare(store: Store, memory: LLM, the_plan: Plan, *, budget: int = 3,
