@@ -44,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
             nonlocal machines
             machines += 1
             totals.update(self.counts)
-            totals["versions checked at the end"] += self.store.db["bookmark_versions"].count
+            with self.store.transaction():
+                totals["versions checked at the end"] += self.store.db["bookmark_versions"].count
             super().teardown()
 
     seed(chosen)(Counted)

@@ -126,7 +126,8 @@ class Prefetcher:
         with self._lock:
             job = self._current.get(scene_id)
             ready = self._ready.get(scene_id)
-            if (job and job.step == step and not job.done.done()) or (ready and ready.step == step):
+            if (job and job.step == step and not job.done.done() and not job.cancelled) \
+                    or (ready and ready.step == step):
                 return step
             if job is not None:
                 self._stop(job)

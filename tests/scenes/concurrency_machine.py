@@ -303,13 +303,15 @@ class PlayMachine(RuleBasedStateMachine):
     # -- invariants ------------------------------------------------------------------------
     @invariant()
     def no_duplicate_identities(self):
+        with self.store.transaction():  # the store's connection is used under its lock only
+            rows = list(self.store.db["bookmarks"].rows)
         keys = Counter((r["story_id"], r["space"], r["type"], identity_key(r["subject"]),
-                        identity_key(r["title"])) for r in self.store.db["bookmarks"].rows)
+                        identity_key(r["title"])) for r in rows)
         assert not keys or max(keys.values()) == 1, keys.most_common(1)
 
     @invariant()
     def versions_read_only_current_witnessed_lines(self):
-        with self.store.transaction():  # one snapshot: background commits wait meanwhile
+        with self.store.transaction():  # one snapshot (the store's lock): commits wait
             self._check_versions()
 
     def _check_versions(self) -> None:
@@ -333,6 +335,7 @@ class PlayMachine(RuleBasedStateMachine):
     @invariant()
     def no_job_untracked(self):
         assert self.pre.untracked() == 0
+        self.counts["steps checked"] += 1
 
     def _check_actor_prompts(self, scene_id: int, who: str, prompts: list[str]) -> None:
         scene = self.store.scene(scene_id)

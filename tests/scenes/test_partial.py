@@ -109,6 +109,8 @@ def test_waiting_is_bounded(held):
 
     assert run_sync(take()) is None  # the bound passed: the turn grounds itself
     assert all(j["cancelled"] for j in pre.running())  # and the job no longer runs for it
+    pre.schedule(scene.id, "Ada")  # scheduling that step again starts a new job
+    assert [j["cancelled"] for j in pre.running()].count(False) == 1
     release.set()
     assert pre.wait_idle(120) and pre.running() == []
 
