@@ -305,3 +305,25 @@ def test_nap_records_the_mode_in_its_setup_records_and_summary(store):
     records = store.records(run["id"])
     assert all(r["sync_modes"] == {"joint": 2} for r in records[1:])
     assert run["summary"]["sync_modes"]["joint"] == 2 * len(records)
+
+
+def test_the_read_once_benchmarks_run_and_print_their_ratios(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    def bench(*args: str) -> str:
+        out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / args[0]), *args[1:]],
+                             capture_output=True, text=True, timeout=600, cwd=ROOT,
+                             env={**os.environ, "BOOKMARKS_DATA_DIR": str(tmp_path)})
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout
+
+    out = bench("prepare_throughput.py", "--scripted", "--limit", "250", "--latency", "0",
+                "--runs", "one-pass,joint,separate")
+    assert "× pass (prompt)" in out and "sync:joint" in out
+    out = bench("reuse_efficiency.py", "--story", "mystery", "--range", "11:60")
+    assert "synchronization: tokens without reuse / with reuse" in out
+    assert "model calls (memory + actor)" in out
