@@ -252,8 +252,10 @@ async def bring_step(store: Store, llm: LLM, req: GroundRequest, selected: list[
                             preceding=req.visible(req.lineage.lines(store, max(1, bm.p - 8), bm.p))
                             if bm.type == "behavioral" and bm.p else [],
                             source=source, mentioned_before=before))
+    # the embedded server answers one request at a time and keeps only the last prompt:
+    # calls in story order, never interleaved, so consecutive ones share their block
     done = await bring_forward(jobs, llm, story=req.story_title, mode=mode, costs=costs,
-                               block=block, concurrency=concurrency)
+                               block=block, concurrency=1 if llm.config.embedded else concurrency)
     for n, segments in zip(todo, done, strict=True):
         out[n] = segments[-1]
     return out  # type: ignore[return-value]
