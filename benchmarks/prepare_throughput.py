@@ -7,7 +7,8 @@ On the bundled long play (or --story), all major characters, a checkpoint every 
 actions, each run in a fresh database with the reply cache off, on the same server in the
 same process:
 
-- `one-pass`: one summarizing call per block of 64 actions over the story — the floor;
+- `one-pass`: one summarizing call per block of 64 actions over the story up to the last
+  checkpoint (what the preparation reads) — the floor;
 - `joint` / `prefix`: `bookmarks prepare` reading the story once (engine/read_once.py) in
   that sync mode — one joint call per block for all bookmarks, or consecutive block-first
   calls for a prefix cache;
@@ -109,8 +110,9 @@ async def one_run(env: dict, story, kind: str, every: int) -> dict:
         sid = store.add_story(story)
         await memory.discover_context()
         t0 = time.perf_counter()
-        if kind == "one-pass":
-            lines = Lineage.of(store, store.story(sid).trunk_id).lines(store, 1, len(story.actions))
+        if kind == "one-pass":  # over the actions the preparation reads: 1 … its last point
+            last = plan(store, sid, every=every).points[-1]
+            lines = Lineage.of(store, store.story(sid).trunk_id).lines(store, 1, last)
             chars = memory.prompt_chars(ONE_PASS_TOKENS)
             start = 0
             while start < len(lines):
