@@ -18,7 +18,8 @@ from .auth import HIDE_TABS, LOCAL_HOSTS, TAB_ROLES, Access, ExportsGuard, Scene
 from .campaigns import build_campaigns_tab
 from .evaluate import build_evaluate_tab
 from .library import build_library_tab
-from .play import build_play_tab
+from .play import build_play_tab, scene_choices
+from .render import parse_id
 from .settings import build_settings_tab
 from .style import CSS
 
@@ -53,6 +54,9 @@ def build_app(services: Services, access: Access | None = None) -> gr.Blocks:
             t.id = t.id if t.id is not None else str(t.label).lower()
             t.elem_id = t.elem_id or f"tab-{str(t.label).lower()}"
         hidden_tabs = gr.Textbox(visible=False)
+        scenes_picker = play.get("scenes")
+        if access.enabled and scenes_picker is not None:
+            scenes_picker.choices = []  # not in the page for everyone: filled in per user below
 
         def on_load(request: gr.Request):
             # the tabs this user's role may not use are hidden (and refused anyway: auth.py);
@@ -68,11 +72,15 @@ def build_app(services: Services, access: Access | None = None) -> gr.Blocks:
             # on another tab made before this load event came back
             select = gr.Tabs(selected=mine[0].id) if mine and mine[0] is not shown[0] \
                 else gr.update()
-            return (select, hide, *lib, *picks)
+            scenes = [c for c in scene_choices(services) if user.role == "owner" or
+                      user.role == "writer" and access.may_see_scene(user, parse_id(c, "scene"))]
+            return (select, hide, *lib, *picks,
+                    *([gr.update(choices=scenes)] if scenes_picker is not None else []))
 
         demo.load(on_load, None, [tabs, hidden_tabs, library["stories"], library["story"],
-                                  *annotate["outputs"]]).then(None, [hidden_tabs], None,
-                                                              js=HIDE_TABS)
+                                  *annotate["outputs"],
+                                  *([scenes_picker] if scenes_picker is not None else [])]
+                  ).then(None, [hidden_tabs], None, js=HIDE_TABS)
         # a first visit says where to start, until dismissed (remembered by the browser)
         demo.load(lambda was_seen: gr.update(visible=not was_seen), [seen], [start_here])
         dismiss.click(lambda: (gr.update(visible=False), True), None, [start_here, seen])
