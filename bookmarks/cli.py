@@ -245,8 +245,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         run = store.run(args.run)
         for row in evaluate.efficiency_buckets(store.sync_costs(run["story_id"], run["space"])):
             print(json.dumps(row))
-        if "model_use" in run["summary"]:  # replies the cache served count in the figures
-            print(json.dumps({"model_use": run["summary"]["model_use"]}))  # and apart here
+        use = run["summary"].get("model_use", {}).get("memory")
+        if use:  # replies the cache served count above at what they first cost; apart here
+            print(f"memory calls: {use['calls']}, of which {use['cached_calls']} served by the "
+                  f"reply cache ({use['cached_tokens']} tokens)", file=sys.stderr)
         return 0
     else:  # export
         rows = run_rows(store, args.run)
