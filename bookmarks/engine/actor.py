@@ -279,7 +279,8 @@ _HEADING = re.compile(r"(?:^|\n)\s*#{1,6}\s|\(now\)", re.IGNORECASE)
 _APP_PHRASES = re.compile(
     r"\b(?:story memory|memory sections?|json|length limit|(?:your|the) previous reply|"
     r"(?:answer|reply) again|you are an actor|role-?play\w*|predicted action|real action|"
-    r"held-out|next action only|first line of dialogue|propose at most|"
+    r"held-out|(?:my|his|her|their|the) next action|next action only|"
+    r"first line of dialogue|propose at most|"
     r"the (?:scene|story) so far|each dimension|text field|correct option|answer yes or no|"
     r"who speaks (?:next|the)|which (?:continuation|candidates|parts)|name label|"
     r"in at most \d+ words|(?:reply|answer) with [^.!?]{0,40}\bonly|answer with the letter|"

@@ -78,6 +78,16 @@ def test_every_method_completes_every_prediction_on_the_worst_model(store, story
         assert summary["points_with_fallback"] == 0 and summary["fallbacks"] == {}
 
 
+def test_a_walk_in_parts_goes_on_with_its_memory(store, story_id):
+    """benchmarks/degrade_walk.py walks point by point, every method in turn."""
+    models = llms(store, WorstCaseMemory(WorstCaseMemory.UNREPAIRABLE))
+    first = run_sync(walk(store, models, story_id, method="bookmarks", at=POINTS[:1]))
+    records = []
+    run_sync(walk(store, models, story_id, method="bookmarks", at=POINTS[1:2],
+                  space=first.space, on_point=records.append))
+    assert records[0]["reused"] and not records[0]["initialized"]
+
+
 def test_the_fallbacks_are_recorded_by_step(store, story_id):
     summary = run_sync(walk(store, llms(store, WorstCaseMemory()), story_id,
                             method="bookmarks", at=POINTS)).as_dict()
