@@ -40,7 +40,7 @@ async def one(services: Services, story_id: int, position: int, concurrency: int
     grounder = BookmarksGrounder(services.store, memory,
                                  BookmarksOptions(concurrency=concurrency))
 
-    async def propose(req, existing, cast, llm):
+    async def propose(req, existing, cast, llm, events):
         from bookmarks.engine.method_bookmarks import Section
         return [Section(**s) for s in SECTIONS]
 

@@ -156,7 +156,7 @@ def wire_form(services: Services, form: Form, page: ScenePage) -> None:
                 form.you: you_offer(ticked, current_you)}
 
     def start(label, point, cast, own, setting, method, budget, order, you, knowledge,
-              card_path, lore_path):
+              card_path=None, lore_path=None):  # no card or lore: optional over the API too
         try:
             card = _card(services, card_path)
             lore = read_world_info(Path(lore_path).read_bytes(), Path(lore_path).name,

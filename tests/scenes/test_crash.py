@@ -29,7 +29,10 @@ from tests.engine_helpers import generated_story
 from tests.fake_server import scripted_server
 
 # Where to kill: a model call of this kind in flight, or a point the worker reports.
-POINTS = ("propose", "state", "behavioral", "act", "in-transaction", "committed")
+# "sync": any synchronization block in flight (a state or behavioral block read alone, or
+# the block read jointly for all of a step's bookmarks)
+POINTS = ("propose", "sync", "act", "in-transaction", "committed")
+SYNC_KINDS = ("state", "first_state", "behavioral", "concept", "joint")
 ROUNDS = 3  # each point is hit this many times
 WAIT = 120.0  # a generous bound on reaching a point: never a timing assumption
 
@@ -48,7 +51,7 @@ class PausingMemory(ScriptedMemory):
     def __call__(self, request: ChatRequest) -> str:
         kind = self.kind(request)
         with self.lock:
-            hold = kind == self.armed or (self.armed == "state" and kind == "first_state")
+            hold = kind == self.armed or (self.armed == "sync" and kind in SYNC_KINDS)
             if hold:
                 self.armed = None
         if hold:

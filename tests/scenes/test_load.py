@@ -13,6 +13,7 @@ from gradio_client import Client
 from bookmarks.store import Store
 from tests.fake_server import scripted_server
 from tests.ui.test_browser import App
+from ui.play_scene import DIRECTOR
 
 SESSIONS = 16
 TURNS = 20
@@ -26,17 +27,17 @@ def test_concurrent_sessions(tmp_path):
         app = App(tmp_path, url)
         app.start()
         try:
-            story = next(c for c in Client(app.url, verbose=False).predict(api_name="/refresh")
+            story = next(c for c in Client(app.url, verbose=False).predict(api_name="/refresh_lists")
                          [0]["choices"] if "Night Ferry" in str(c))
             label = story[0] if isinstance(story, list | tuple) else story
 
             def session(n: int) -> None:
                 try:
                     client = Client(app.url, verbose=False)
-                    client.predict(label, api_name="/pick_story")  # fills the cast choices
+                    client.predict(label, None, DIRECTOR, api_name="/pick_story")  # fills the cast choices
                     client.predict(label, 40 + n, ["Isolde Marsh", "Theo Lindqvist"], "",
-                                   f"session {n}", "bookmarks", 3, "round-robin",
-                                   api_name="/start")
+                                   f"session {n}", "bookmarks", 3, "round-robin", DIRECTOR,
+                                   "omniscient", None, None, api_name="/start")
                     for _ in range(TURNS):
                         t0 = time.perf_counter()
                         client.predict(api_name="/next_one")
