@@ -141,14 +141,16 @@ def build_annotate_tab(services: Services, access: Access) -> dict:
             text = ("Skipped." if choice == "skip" else
                     f"Recorded. **A** was {esc(METHODS.get(sides['left'], sides['left']))}, "
                     f"**B** was {esc(METHODS.get(sides['right'], sides['right']))}.")
-            return (None, text, "", *locked)
+            own = gr.update(choices=campaign_choices(services, user.name, user.role),
+                            value=state.get("campaign"))  # their progress, as it is now
+            return (None, text, "", own, *locked)
         do_vote.__name__ = f"vote_{choice}"
         return do_vote
 
     load_out = [current, progress, start, left, right, reveal, *all_buttons]
     next_btn.click(load, [campaign], load_out)
     tab.select(refresh, None, [campaign, who])
-    vote_out = [current, reveal, rationale, *all_buttons]
+    vote_out = [current, reveal, rationale, campaign, *all_buttons]
     for key, (choice, _) in CHOICES.items():
         buttons[key].click(make_vote(choice), [current, rationale], vote_out)
     skip_btn.click(make_vote("skip"), [current, rationale], vote_out)

@@ -300,6 +300,11 @@ def test_owner_runs_a_campaign_and_the_annotator_sees_only_their_work(tmp_path, 
             assert "3-way ETA" not in body and "Bookmarks vs" not in body
             annotator.locator("#vote-b").click()
             wait_for_text(annotator, "#annotate-reveal", r"was", 90)
+            deadline = time.monotonic() + 90  # their own progress, updated by the vote
+            while (shown := annotator.locator("#annotate-campaign input").input_value()) != \
+                    "pilot — 1 of 3 done":
+                assert time.monotonic() < deadline, shown
+                annotator.wait_for_timeout(250)
             annotator.locator("#annotate-next").click()
             wait_for_text(annotator, "#annotate-progress", r"Item 2 of 3", 90)
             shot(annotator, "acc-2-annotator-only-annotate")
