@@ -3,7 +3,9 @@
 Small models often answer as the wrong speaker, echo a `NAME:` label, narrate for the
 whole cast or run on for several turns. `clean_reply` keeps one utterance/action of the
 requested character or rejects the reply with a reason; `act` re-asks a bounded number
-of times and fails with a clear error when no usable line comes back.
+of times and fails with a clear error when no usable line comes back. A reply cut at the
+length limit is not asked again when its complete sentences make a line: it is kept up
+to its last complete sentence (recorded as `trimmed` among the try's notes).
 
 The app's own words are never a line: a reply that repeats a grounding header ("… (now)"),
 a section title, an instruction or re-ask note of the app, or the prompt's structure
@@ -41,11 +43,20 @@ class Line:
     text: str
 
 
+TRIMMED = "trimmed"  # the reason of a reply cut at the length limit and kept trimmed
+MIN_KEPT_WORDS = 3  # a trimmed line keeps at least this many words, or it is asked again
+
+
 @dataclass
 class ActResult:
     text: str
     tries: int
-    rejected: list[tuple[str, str]] = field(default_factory=list)  # (raw reply, reason)
+    # (raw reply, reason): the replies re-asked, and a reply kept trimmed (reason TRIMMED…)
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def trimmed(self) -> bool:
+        return any(why.startswith(TRIMMED) for _, why in self.rejected)
 
 
 def _names(character: str, aliases: Sequence[str]) -> set[str]:
@@ -209,14 +220,51 @@ async def act(llm: LLM, *, story_title: str, character: str, scene: Sequence[Lin
                                                               f"{_retry_note(character)}"}]
         reply = await llm.text(asked, purpose="act", scene_id=scene_id, cache=False,
                                temperature=base + 0.15 * attempt, on_text=on_text)
-        text, reason = clean_reply(reply.text, character, aliases=aliases, others=others,
-                                   scene=scene, titles=titles, prompt=own)
+        clean = dict(character=character, aliases=aliases, others=others, scene=scene,
+                     titles=titles, prompt=own)
+        if reply.finish_reason == "length":  # cut: its complete sentences, if they make a line
+            text, reason = _trimmed(reply.text, last=attempt == max_tries - 1, **clean)
+            if text is not None:
+                return ActResult(text=text, tries=attempt + 1,
+                                 rejected=[*rejected, (reply.text, reason)])
+            rejected.append((reply.text, reason))
+            continue
+        text, reason = clean_reply(reply.text, **clean)
         if text is not None:
             return ActResult(text=text, tries=attempt + 1, rejected=rejected)
         rejected.append((reply.text, reason))
     reasons = "; ".join(sorted({r for _, r in rejected}))
     raise NoUsableLineError(f"The actor model gave no usable line for {character} in {max_tries} "
                      f"tries ({reasons}). Try again, or configure a more capable model.")
+
+
+_SENTENCE_END = re.compile(r"[.!?…]+[\"”’')\]]*(?=\s|$)")
+_ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Sr|Jr|Mt|Capt|Col|Gen|Lt|Sgt|Rev|Prof)\.$")
+
+
+def complete_sentences(text: str) -> str:
+    """`text` up to the end of its last complete sentence ("" when it has none)."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)
+            if not _ABBREVIATION.search(text[: m.start() + 1])]
+    return text[: ends[-1]].rstrip() if ends else ""
+
+
+def _trimmed(raw: str, *, last: bool, character: str, **clean) -> tuple[str | None, str]:
+    """A line from a reply cut at the length limit: its complete sentences when they make
+    a line (at least MIN_KEPT_WORDS words that pass the cleaner); on the `last` try, the
+    cut line itself, marked "…". (None, reason) when nothing usable is left."""
+    kept = complete_sentences(raw)
+    text, reason = clean_reply(kept, character, **clean) if kept else (None, "")
+    if text is not None and len(_words(text)) >= MIN_KEPT_WORDS:
+        return text, f"{TRIMMED}: cut off at the length limit, kept up to its last complete " \
+                     "sentence"
+    if last:  # degrade, never fail: the cut line as it is
+        whole, why = clean_reply(raw, character, **clean)
+        if whole is not None and len(_words(whole)) >= MIN_KEPT_WORDS:
+            return whole.rstrip(" ,;:-—") + "…", f"{TRIMMED}: cut off at the length limit, " \
+                                                  "no complete sentence; kept as cut"
+    why = "no complete sentence" if not kept else reason if text is None else "too short"
+    return None, f"cut off at the length limit, nothing usable before the cut ({why})"
 
 
 # -- the app's own words --------------------------------------------------------------------

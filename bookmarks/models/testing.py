@@ -210,7 +210,9 @@ class WorstCaseMemory(ScriptedMemory):
     actor echoes its prompt — each time another part of it (the whole request, a grounding
     header, the app's length note, the numbered "next line" template) — on every call
     (`actor="echo"`) or the first time it is asked, with a valid line on the re-ask
-    (`actor="echo-then-line"`). Judges answer validly, so evaluations can complete.
+    (`actor="echo-then-line"`) or a line that runs on past any length limit
+    (`actor="echo-then-long"`; with `ScriptedFakeModel(enforce_max_tokens=True)` it is cut
+    there, as a real server cuts it). Judges answer validly, so evaluations can complete.
 
     `proposals`: the sections proposed (pronoun titles by default; see `UNREPAIRABLE`)."""
 
@@ -219,6 +221,7 @@ class WorstCaseMemory(ScriptedMemory):
     UNREPAIRABLE = [{"title": "it", "type": "state", "subject": "it"},
                     {"title": "Her feelings for him", "type": "concept", "subject": ""}]
     INVALID_JSON = '{"decision": "reuse", "keep": [1, 2, "text": oops'
+    RAMBLE = "The tide turns at the gate before the lamps are lit, and nobody else knows the way. "
 
     def __init__(self, proposals: list[dict] | None = None, actor: str = "echo-then-line",
                  line: str = "I will see to it myself."):
@@ -248,8 +251,9 @@ class WorstCaseMemory(ScriptedMemory):
             # the same question again (a re-ask, perhaps with a note added): a line
             asked = re.match(r".*next line\.", request.messages[-1]["content"], re.DOTALL)
             key = asked.group(0) if asked else request.messages[-1]["content"]
-            if self.actor == "echo-then-line" and key in self.asked:
-                return f"{self.line} (take {self.counts[kind]})"
+            if self.actor in ("echo-then-line", "echo-then-long") and key in self.asked:
+                line = f"{self.line} (take {self.counts[kind]})"
+                return line if self.actor == "echo-then-line" else f"{line} {self.RAMBLE * 40}"
             self.asked.add(key)
             return self.echo(request)
         self.counts[kind] -= 1  # the parent counts it again

@@ -9,6 +9,7 @@ database as it was.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,10 +21,12 @@ from bookmarks.engine.grounding import Grounding
 from bookmarks.engine.lineage import IndexedLine, Lineage
 from bookmarks.engine.progress import watch
 from bookmarks.engine.prompts import clip
-from bookmarks.errors import NotFoundError
+from bookmarks.errors import NotFoundError, StructuredOutputError
 from bookmarks.models.llm import LLM, scene_scope
 from bookmarks.store import SceneInfo, Store, Turn
 from bookmarks.stories.story import NARRATION
+
+log = logging.getLogger(__name__)
 
 
 def scene_window(store: Store, scene: SceneInfo, window: int = 10) -> list[IndexedLine]:
@@ -143,9 +146,23 @@ class SpeakerChoice(BaseModel):
     speaker: str
 
 
+def fallback_speaker(store: Store, scene: SceneInfo, user_character: str | None = None) -> str:
+    """A deterministic next speaker: round-robin over the characters present, never the
+    user's character nor (when anyone else is present) the one who just spoke."""
+    options = speakers(scene, user_character)
+    pick = round_robin(store, scene, user_character)
+    last = scene_window(store, scene, window=1)
+    if len(options) > 1 and last and pick == last[-1].character:
+        pick = options[(options.index(pick) + 1) % len(options)]
+    return pick
+
+
 async def choose_speaker(store: Store, memory: LLM, scene: SceneInfo,
-                         user_character: str | None = None) -> str:
-    """Let the memory model pick who speaks next (validated against the cast)."""
+                         user_character: str | None = None,
+                         events: list[dict] | None = None) -> str:
+    """Let the memory model pick who speaks next (validated against the cast). A choice
+    still invalid after its re-ask never fails the turn: the deterministic round-robin
+    speaker stands in, recorded as a `fallback` event in `events` (and the log)."""
     options = speakers(scene, user_character)
     if len(options) == 1:
         return options[0]
@@ -158,8 +175,16 @@ async def choose_speaker(store: Store, memory: LLM, scene: SceneInfo,
         if choice.speaker not in options:
             raise ValueError(f"speaker must be one of {', '.join(options)}")
 
-    choice = await memory.structured(prompt, SpeakerChoice, purpose="next-speaker", check=check,
-                                     scene_id=scene.id, max_tokens=30)
+    try:
+        choice = await memory.structured(prompt, SpeakerChoice, purpose="next-speaker",
+                                         check=check, scene_id=scene.id, max_tokens=30)
+    except StructuredOutputError as exc:
+        pick = fallback_speaker(store, scene, user_character)
+        log.warning("next speaker of scene %s: %s; round-robin chose %s", scene.id, exc, pick)
+        if events is not None:
+            events.append({"kind": "fallback", "step": "next-speaker",
+                           "outcome": f"round-robin: {pick}", "reason": str(exc)[:300]})
+        return pick
     return choice.speaker
 
 
