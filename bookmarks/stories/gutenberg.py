@@ -9,7 +9,8 @@ Plays: `NAME.` / `NAME:` / a name alone above its speech, or `NAME. Speech` on o
 name in Title case only when the persons list or the text confirms it); a speech runs to
 the next blank line, cue or standalone direction, wrapped lines rejoined, inline
 `[directions]` kept. A joint speaker (`GWENDOLEN and CECILY.`) gives the speech to the
-first, marked `[together with Cecily]`. Bracketed, `_italic_` or deeply indented lines and
+first, marked `[together with Cecily]`; a speaker heard only in joint speeches still joins
+the cast (so directions naming them move them). Bracketed, `_italic_` or deeply indented lines and
 paragraphs without a speaker are narration. `ACT I`, `FIRST ACT`, `SCENE 2`, `Scene II.`
 are chapters ("Act I, Scene 2"). The persons list (DRAMATIS PERSONAE, THE PERSONS OF THE
 PLAY, CHARACTERS, CAST) names the cast: a speaker label that abbreviates a listed name

@@ -191,6 +191,7 @@ class _PlayWriter:
     indent: int = 0
     spoken: bool = False  # the current speaker has said words (not only directions)
     interrupted: bool = False  # a direction stands between the speech and what follows
+    joint: set[str] = field(default_factory=set)  # who spoke in a joint speech, not first
 
     @property
     def chapter(self) -> str | None:
@@ -206,6 +207,7 @@ class _PlayWriter:
             text = _plain(" ".join(self.speech))
             if others:
                 text = f"[together with {' and '.join(others)}] {text}"
+                self.joint.update(others)
             self.speak(first, text)
             self.speech = []
         if end_speech:
@@ -440,7 +442,7 @@ def parse_gutenberg_play(lines: list[str], file: str) -> tuple[list[Draft], dict
             i += 1
     writer.flush(end_speech=True)
     aliases = {name: sorted(labels) for name, labels in cast.aliases.items()}
-    return writer.drafts, {**info, "aliases": aliases}
+    return writer.drafts, {**info, "aliases": aliases, "joint": sorted(writer.joint)}
 
 
 def _upper_labels(body: list[str], cast: Cast) -> bool:

@@ -341,6 +341,7 @@ def parse_story(
     if not actions:
         raise StoryFormatError("no actions were found in the file.", file=name)
     cast = _with_aliases(_cast(actions, meta.get("characters"), name), found.get("aliases", {}))
+    cast = _with_joint(cast, found.get("joint", []))
     actions = _canonical_speakers(actions, cast)
     return Story(
         title=_title(title, meta.get("title") or found.get("title"), filename),
@@ -413,6 +414,14 @@ def _cast(actions: list[Action], declared: list | None, file: str) -> list[Chara
             cast.append(Character(name=n, major=major))
             known.add(n.casefold())
     return cast
+
+
+def _with_joint(cast: list[Character], joint: list[str]) -> list[Character]:
+    """Speakers heard only in joint speeches (`ROS. and GUIL.`, given to the first) join the
+    cast too, so that directions naming them and presence find them."""
+    known = {k.casefold() for c in cast for k in c.keys()}
+    return cast + [Character(name=n) for n in dict.fromkeys(joint)
+                   if n.casefold() not in known and n.casefold() not in GROUP_SPEAKERS]
 
 
 def _canonical_speakers(actions: list[Action], cast: list[Character]) -> list[Action]:
