@@ -1,7 +1,8 @@
 """Where the tests find the programs they drive: tools that come with Python packages are
 looked up next to the interpreter running the tests (a venv's `bin/`, which need not be on
 PATH), then on PATH; the browser is Debian's Chromium, or a Chromium that Playwright
-installed itself. A missing tool fails its test with the exact command that installs it."""
+installed itself. A missing tool fails its test with the exact command that installs it.
+Also the browser tests' shared ways of typing into the page."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import glob
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 INSTALL_CHROMIUM = "apt-get update && apt-get install -y chromium"
@@ -33,3 +35,18 @@ def chromium() -> str | None:
     cache = os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or str(Path.home() / ".cache" / "ms-playwright")
     own = sorted(glob.glob(f"{cache}/chromium-*/chrome-linux*/chrome"))
     return own[-1] if own else None
+
+
+def fill_number(page, selector: str, value: str) -> None:
+    """Type a value into a Gradio number box and commit it before anything reads it.
+
+    A number box hands its value to the page's state on the input's change event, which the
+    browser fires on blur: a click right after `fill` races it, and on a busy machine the click
+    can send the old value. Tab commits it first; the box then shows the value."""
+    box = page.locator(selector)
+    box.fill(value)
+    box.press("Tab")
+    deadline = time.monotonic() + 90
+    while box.input_value() != value:
+        assert time.monotonic() < deadline, f"{selector} shows {box.input_value()!r}"
+        page.wait_for_timeout(100)

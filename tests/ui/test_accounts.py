@@ -28,6 +28,7 @@ from bookmarks.store import Store
 from tests.conftest import make_llm
 from tests.engine_helpers import generated_story
 from tests.fake_server import scripted_server
+from tests.tools import fill_number
 from tests.ui.test_browser import App, browser, shot  # noqa: F401 - the browser fixture
 from ui.auth import ASKING
 from ui.server import build_app
@@ -280,8 +281,8 @@ def test_owner_runs_a_campaign_and_the_annotator_sees_only_their_work(tmp_path, 
             owner.locator("#campaign-name input, #campaign-name textarea").first.fill("pilot")
             owner.locator("#campaign-story input").click()
             owner.get_by_role("option", name="The Night Ferry").first.click()
-            owner.locator("#campaign-turns input").fill("2")
-            owner.locator("#campaign-k input").fill("1")
+            fill_number(owner, "#campaign-turns input", "2")
+            fill_number(owner, "#campaign-k input", "1")
             owner.locator("#campaign-annotators").get_by_text("ann", exact=True).click()
             owner.locator("#campaign-create").click()
             wait_for_text(owner, "#campaign-status", r"created with 3 items", 600)
@@ -310,7 +311,7 @@ def test_owner_runs_a_campaign_and_the_annotator_sees_only_their_work(tmp_path, 
             shot(annotator, "acc-2-annotator-only-annotate")
 
             # the owner sees the annotator's progress and exports the votes
-            owner.locator("#campaign-id input").fill("1")
+            fill_number(owner, "#campaign-id input", "1")
             owner.locator("#campaign-show").click()
             wait_for_text(owner, "#campaign-progress", r"ann", 90)
             owner.locator("#campaign-export").click()

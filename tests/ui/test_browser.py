@@ -18,7 +18,7 @@ import pytest
 from bookmarks.models.testing import ScriptedMemory
 from tests.conftest import ROOT, STORIES
 from tests.fake_server import scripted_server
-from tests.tools import INSTALL_CHROMIUM, chromium
+from tests.tools import INSTALL_CHROMIUM, chromium, fill_number
 
 pytestmark = pytest.mark.browser
 OUT = ROOT / "test-output" / "browser"
@@ -261,7 +261,9 @@ def test_prepare_memory_from_the_library(tmp_path, browser):
             page.goto(app.url)
             pick(page, "library-story", "The Night Ferry")
             page.get_by_text("Prepare memory").click()
-            page.locator("#prepare-every input").fill("50")
+            fill_number(page, "#prepare-every input", "50")
+            page.locator("#prepare-estimate").click()  # the server has the 50 before Prepare
+            page.wait_for_selector("#prepare-status :text('every 50 actions')", timeout=90_000)
             page.locator("#prepare-btn").click()
             page.wait_for_selector("#prepare-status :text('Prepared')", timeout=90_000)
             assert "steps, memory up to action 150" in page.locator("#prepare-status").inner_text()
@@ -344,7 +346,7 @@ def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
             shot(page, "12-presence-view")
             page.get_by_role("tab", name="Play").click()
             pick_story(page, "Long Winter", "Maren Voss")
-            page.locator("#play-point input").fill("300")
+            fill_number(page, "#play-point input", "300")
             page.get_by_text("More: your own character").click()  # the form's other options
             page.locator("#play-knowledge").get_by_text("witnessed", exact=True).click()
             page.locator("#start-scene").click()

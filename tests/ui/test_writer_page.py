@@ -14,6 +14,7 @@ import pytest
 from bookmarks.models.testing import ScriptedMemory
 from bookmarks.store import Store
 from tests.fake_server import scripted_server
+from tests.tools import fill_number
 from tests.ui.test_browser import App, browser, pick, pick_story, shot  # noqa: F401
 
 pytestmark = pytest.mark.browser
@@ -319,7 +320,7 @@ def test_prepare_chosen_characters_with_progress_and_a_prompt_stop(tmp_path, bro
             pick(page, "library-story", "Long Winter")
             page.get_by_text("Prepare memory").click()
             page.wait_for_selector("#prepare-characters :text('Silas Grint')", timeout=90_000)
-            page.locator("#prepare-every input").fill("1000")
+            fill_number(page, "#prepare-every input", "1000")
             page.locator("#prepare-estimate").click()
             page.wait_for_selector("#prepare-status :text('Cheaper')", timeout=90_000)
             estimate = page.locator("#prepare-status").inner_text()
