@@ -31,14 +31,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bookmarks.errors import StoryFormatError  # noqa: E402
-from bookmarks.stories.importers import load_story, parse_story  # noqa: E402
+from bookmarks.stories.importers import load_story  # noqa: E402
 from bookmarks.stories.story import NARRATION, Story  # noqa: E402
 
 GOLD = ROOT / "benchmarks" / "gold" / "attribution"
 TARGET_ATTRIBUTED, TARGET_PRECISION = 0.80, 0.95
 _TOKEN = re.compile(r"\w+")
-_MARKER = re.compile(r"^\s*\*{3}\s*(?:START|END) OF (?:THE|THIS) PROJECT GUTENBERG", re.I)
 
 
 def tokens(text: str) -> list[str]:
@@ -46,23 +44,9 @@ def tokens(text: str) -> list[str]:
 
 
 def import_text(path: Path) -> tuple[Story, str]:
-    """The story as the app imports it. A copy that keeps a START marker but lost its END
-    marker is refused by the importer, which says to delete the marker line: the benchmark
-    does that (line numbers kept) and says so."""
-    try:
-        return load_story(path), ""
-    except StoryFormatError as err:
-        if "no matching" not in str(err) and "no `*** START" not in str(err):
-            raise
-    lines = path.read_text("utf-8").splitlines()
-    for i, line in enumerate(lines):
-        if _MARKER.match(line):
-            j = i
-            while j < len(lines) and lines[j].strip():
-                lines[j] = ""
-                j += 1
-    data = "\n".join(lines).encode()
-    return parse_story(data, path.name), " (lone START marker blanked, as the importer advises)"
+    """The story as the app imports it (a copy that keeps a START marker but lost its END
+    marker is read to its last line)."""
+    return load_story(path), ""
 
 
 # --- the gold file: paragraphs, quotation keys ----------------------------------------------

@@ -1,7 +1,8 @@
 """Project Gutenberg plain text → actions, for plays and for novels.
 
 Everything outside the `*** START OF THE PROJECT GUTENBERG EBOOK … ***` and `*** END OF …
-***` lines (the header and the licence) is dropped; the header's `Title:` and `Author:`
+***` lines (the header and the licence) is dropped; a START line without an END line (an
+excerpt, or a copy cut short) keeps everything after it. The header's `Title:` and `Author:`
 give the story's title and author. Front matter (title page, "Produced by", contents) is
 whatever comes before the first heading that is followed by the story itself.
 
@@ -94,20 +95,19 @@ def strip_boilerplate(lines: list[str], file: str) -> tuple[list[str], dict[str,
             "this Project Gutenberg text has an END marker but no `*** START OF THE PROJECT "
             "GUTENBERG EBOOK … ***` line before it; download the file again, or delete the END "
             "line to import the text as it is.", file=file, line=end + 1)
-    elif end is None:
-        raise StoryFormatError(
-            "the `*** START OF THE PROJECT GUTENBERG EBOOK … ***` line has no matching `*** END OF "
-            "THE PROJECT GUTENBERG EBOOK … ***` line, so the file looks cut short; download it "
-            "again, or delete the START line to import the text as it is.", file=file, line=start + 1)
-    else:
-        body = [""] * (start + 1) + lines[start + 1:end] + [""] * (len(lines) - end)
+    else:  # no END line (an excerpt, a copy cut short): the story runs to the file's end
+        stop = len(lines) if end is None else end
+        body = [""] * (start + 1) + lines[start + 1:stop] + [""] * (len(lines) - stop)
         info = _header(lines[:start])
     for first, block in _blocks(body):
         if _BOILER_BLOCK.match(block[0]):
             body[first:first + len(block)] = [""] * len(block)
     if not any(ln.strip() for ln in body):
-        if start is None or end is None:
+        if start is None:
             raise StoryFormatError("there is no story text.", file=file)
+        if end is None:
+            raise StoryFormatError(f"there is no story text after the START marker (line "
+                                   f"{start + 1}).", file=file, line=start + 1)
         raise StoryFormatError(f"there is no story text between the START (line {start + 1}) and "
                                f"END (line {end + 1}) markers.", file=file, line=start + 1)
     return body, info

@@ -173,7 +173,8 @@ def test_gutenberg_novel_dialogue_attribution():
 
 
 @pytest.mark.parametrize("text,line,reason", [
-    ("Title: X\n\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\n\nSome text.\n", 3, "no matching"),
+    ("Title: X\n\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\n\nProduced by Someone\n", 3,
+     "no story text after the START marker"),
     ("Some text.\n\n*** END OF THE PROJECT GUTENBERG EBOOK X ***\nlicence\n", 3, "no `*** START"),
     ("Header\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\n\n\nProduced by Someone\n\n"
      "*** END OF THE PROJECT GUTENBERG EBOOK X ***\n", 2, "no story text between"),
@@ -184,6 +185,19 @@ def test_malformed_gutenberg_names_file_and_line(text, line, reason, fmt):
         parse(text, "broken.txt", fmt=fmt)
     assert err.value.file == "broken.txt" and err.value.line == line
     assert f"broken.txt, line {line}:" in str(err.value) and reason in str(err.value)
+
+
+def test_a_start_marker_without_an_end_marker_keeps_the_rest_of_the_file():
+    text = ("Title: The Lamp\nAuthor: A. Writer\n\n*** START OF THE PROJECT GUTENBERG EBOOK THE LAMP ***"
+            "\n\nCHAPTER I.\n\nThe lamp was lit.\n\n\"Is anyone there?\" asked Nell.\n\n"
+            "Nobody answered her.\n")
+    story = parse(text, "lamp.txt")
+    assert story.source_format == "gutenberg-novel"
+    assert (story.title, story.author) == ("The Lamp", "A. Writer")
+    rows = [(a.character, a.text) for a in story.actions]
+    assert rows[0] == ("narration", "The lamp was lit.")
+    assert ("Nell", "Is anyone there?") in rows and rows[-1] == ("narration", "Nobody answered her.")
+    assert not any("START" in t or "Title" in t for _, t in rows)
 
 
 def test_overlong_novel_paragraph_is_a_clear_error():
