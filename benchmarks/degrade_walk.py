@@ -7,7 +7,17 @@ asked again for (its reply was the app's own words, another speaker, empty, …)
 
     python benchmarks/degrade_walk.py [--points 5] [--start 60] [--methods a,b]
                                       [--minutes 40] [--character NAME] [--budget 3]
+                                      [--scripted [echo-then-line|echo-then-long]]
                                       [--out FILE.json]
+
+`--scripted`: instead of a model, the scripted worst case (`WorstCaseMemory`, a test
+double): every proposal has pronoun titles (worded a little differently each time, so
+that match decisions are asked for), every match decision, synchronization,
+summary and selection is invalid JSON, and every actor call is first answered with an
+echo of its prompt; the re-ask gets a line (`echo-then-line`) or a line that runs on past
+the length limit and is cut there (`echo-then-long`). Replies longer than a request's
+max_tokens are cut, as a server cuts them. It measures the engine's degrading, not a
+model: `python benchmarks/degrade_walk.py --scripted --points 50`.
 
 Points: the first `--points` consecutive speeches of the chosen (default: major)
 characters from action `--start` on. The walk goes point by point, and at each point
@@ -21,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import tempfile
@@ -28,9 +39,41 @@ import time
 from pathlib import Path
 
 from bookmarks.config import load_settings
+from bookmarks.engine.actor import TRIMMED
 from bookmarks.engine.methods import METHODS
 from bookmarks.evaluation.walk import eligible_points, walk
+from bookmarks.models.llm import LENGTH_NOTE, LLM
+from bookmarks.models.testing import ScriptedFakeModel, WorstCaseMemory
 from bookmarks.services import BUNDLED_STORIES, Services
+
+
+def scripted(services: Services, actor: str) -> dict[str, LLM]:
+    """Every role on the scripted worst case (one fake, replies cut at max_tokens), with
+    the roles' configured limits and the embedded model's context."""
+    fake = ScriptedFakeModel(name=f"worst-case ({actor})", enforce_max_tokens=True,
+                             default=WorstCaseMemory(actor=actor, vary=True))
+    return {role: dataclasses.replace(
+                llm, model=fake, embedder=None,
+                config=dataclasses.replace(llm.config, base_url=fake.base_url,
+                                           context_tokens=llm.config.context_tokens
+                                           or services.settings.embedded_ctx))
+            for role, llm in services.llms.items()}
+
+
+def length_reasks(llms: dict[str, LLM]) -> int:
+    """The actor's calls since the last count that were the model layer's own re-ask of a
+    reply cut at the length limit (`LLM.text`; not the actor's re-asks): scripted only."""
+    history = getattr(llms["actor"].model, "history", None)
+    if history is None:
+        return 0
+    n = sum(1 for req in history if "next line." in req.messages[1]["content"]
+            and req.messages[-1]["content"].endswith(LENGTH_NOTE))
+    history.clear()  # and no pile of requests over a long walk
+    return n
+
+
+def trimmed(r: dict) -> bool:
+    return any(x["reason"].startswith(TRIMMED) for x in r.get("rejected", []))
 
 
 def show(method: str, r: dict) -> None:
@@ -44,10 +87,11 @@ def show(method: str, r: dict) -> None:
     for f in r["fallbacks"]:
         print(f"          fallback {f['step']}: {f['outcome'][:80]} ({f['reason'][:90]})", flush=True)
     for x in r.get("rejected", []):
-        print(f"          re-asked: {x['reason'][:70]} ← {x['reply'][:60]!r}", flush=True)
+        what = "trimmed" if x["reason"].startswith(TRIMMED) else "re-asked"
+        print(f"          {what}: {x['reason'][:70]} ← {x['reply'][:60]!r}", flush=True)
 
 
-def tally(method: str, records: list[dict], seconds: float) -> dict:
+def tally(method: str, records: list[dict], seconds: float, cut_reasks: int | None) -> dict:
     done = [r for r in records if "error" not in r]
     steps: dict[str, int] = {}
     for r in done:
@@ -55,11 +99,14 @@ def tally(method: str, records: list[dict], seconds: float) -> dict:
             steps[f["step"]] = steps.get(f["step"], 0) + 1
     with_fallback = sum(bool(r["fallbacks"]) for r in done)
     reasked = sum(r.get("actor_tries", 1) > 1 for r in done)
+    cut = sum(trimmed(r) for r in done)
     return {"method": method, "points": len(records), "completed": len(done),
             "failed": len(records) - len(done), "points_with_fallback": with_fallback,
             "fallback_share": round(with_fallback / len(done), 3) if done else None,
             "fallbacks_by_step": steps, "reasked_lines": reasked,
             "reasked_share": round(reasked / len(done), 3) if done else None,
+            "trimmed_lines": cut, "trimmed_share": round(cut / len(done), 3) if done else None,
+            "length_reasks": cut_reasks,  # the model layer's, before the actor sees a reply
             "actor_tries": sum(r.get("actor_tries", 0) for r in done),
             "memory_calls": sum(r["memory_calls"] for r in done), "seconds": round(seconds, 1),
             "errors": [f"#{r['point']}: {r['error']}" for r in records if "error" in r]}
@@ -75,12 +122,17 @@ async def main(args: argparse.Namespace) -> None:
         points = [a.index for a in eligible_points(store, story_id, args.character)
                   if a.index >= args.start][: args.points]
         methods = args.methods.split(",") if args.methods else list(METHODS)
-        print(f"{story.title}: {story.n_actions} actions; actor {services.llms['actor'].model.name}, "
-              f"memory {services.llms['memory'].model.name}; points {points}; K={args.budget}; "
+        some = scripted(services, args.scripted) if args.scripted else services.llms
+        print(f"{story.title}: {story.n_actions} actions; actor {some['actor'].model.name}, "
+              f"memory {some['memory'].model.name}; points {points}; K={args.budget}; "
               f"methods {', '.join(methods)}", flush=True)
         records: dict[str, list[dict]] = {m: [] for m in methods}
         seconds = dict.fromkeys(methods, 0.0)
         spaces: dict[str, str | None] = dict.fromkeys(methods)
+        # scripted: each method its own worst case (the first ask of every prompt echoed)
+        llms = {m: scripted(services, args.scripted) if args.scripted else services.llms
+                for m in methods}
+        cut_reasks = dict.fromkeys(methods, 0 if args.scripted else None)
         started = time.perf_counter()
         walked = []
         for point in points:
@@ -89,22 +141,27 @@ async def main(args: argparse.Namespace) -> None:
                 break
             for method in methods:
                 t0 = time.perf_counter()
-                summary = await walk(store, services.llms, story_id, method=method, at=[point],
+                summary = await walk(store, llms[method], story_id, method=method, at=[point],
                                      budget=args.budget, use_cache=False, space=spaces[method],
                                      on_point=lambda r, m=method: (records[m].append(r), show(m, r)))
                 spaces[method] = summary.space
+                if args.scripted:
+                    cut_reasks[method] += length_reasks(llms[method])
                 seconds[method] += time.perf_counter() - t0
             walked.append(point)
         wall = time.perf_counter() - started
-        rows = [tally(m, records[m], seconds[m]) for m in methods]
+        rows = [tally(m, records[m], seconds[m], cut_reasks[m]) for m in methods]
         print(f"\npoints {walked}; {wall / 60:.1f} minutes in all")
-        print("method                  points failed fallback-share re-asked-share  seconds")
+        print("method                  points failed with-fallback re-asked trimmed cut-re-asks"
+              "  seconds")
         for r in rows:
-            print(f"{r['method']:<24}{r['points']:>6}{r['failed']:>7}{r['fallback_share'] or 0:>15.2f}"
-                  f"{r['reasked_share'] or 0:>15.2f}{r['seconds']:>9.0f}   {r['fallbacks_by_step']}")
+            print(f"{r['method']:<24}{r['points']:>6}{r['failed']:>7}{r['points_with_fallback']:>14}"
+                  f"{r['reasked_lines']:>9}{r['trimmed_lines']:>8}{r['length_reasks'] or 0:>12}"
+                  f"{r['seconds']:>9.1f}   {r['fallbacks_by_step']}")
         if args.out:
             Path(args.out).write_text(json.dumps(
                 {"story": story.title, "points": walked, "budget": args.budget,
+                 "model": some["actor"].model.name,
                  "minutes": round(wall / 60, 1), "rows": rows,
                  "records": records}, indent=1, ensure_ascii=False))
 
@@ -119,5 +176,8 @@ if __name__ == "__main__":
                         help="start no new point after this many minutes")
     parser.add_argument("--character", action="append", default=None)
     parser.add_argument("--budget", type=int, default=3)
+    parser.add_argument("--scripted", nargs="?", const="echo-then-line", default="",
+                        choices=["echo-then-line", "echo-then-long"],
+                        help="the scripted worst-case model instead of the configured one")
     parser.add_argument("--out", default="")
     asyncio.run(main(parser.parse_args()))

@@ -214,7 +214,10 @@ class WorstCaseMemory(ScriptedMemory):
     (`actor="echo-then-long"`; with `ScriptedFakeModel(enforce_max_tokens=True)` it is cut
     there, as a real server cuts it). Judges answer validly, so evaluations can complete.
 
-    `proposals`: the sections proposed (pronoun titles by default; see `UNREPAIRABLE`)."""
+    `proposals`: the sections proposed (pronoun titles by default; see `UNREPAIRABLE`);
+    `vary`: each proposal words its titles a little differently from the last ("his plan",
+    "his plan for now", …), so existing bookmarks are near matches and match decisions,
+    invalid too, are asked for."""
 
     PRONOUN_TITLES = [{"title": "his plan", "type": "state", "subject": "he"},
                       {"title": "What she wants from him", "type": "concept", "subject": "her"}]
@@ -223,10 +226,13 @@ class WorstCaseMemory(ScriptedMemory):
     INVALID_JSON = '{"decision": "reuse", "keep": [1, 2, "text": oops'
     RAMBLE = "The tide turns at the gate before the lamps are lit, and nobody else knows the way. "
 
+    VARIANTS = ("", " for now", " for tonight")
+
     def __init__(self, proposals: list[dict] | None = None, actor: str = "echo-then-line",
-                 line: str = "I will see to it myself."):
+                 line: str = "I will see to it myself.", vary: bool = False):
         super().__init__(sections=proposals or self.PRONOUN_TITLES, line=line)
         self.actor = actor
+        self.vary = vary
         self.echoes = 0
         self.asked: set[str] = set()
 
@@ -241,7 +247,9 @@ class WorstCaseMemory(ScriptedMemory):
         if kind == "propose":
             import json
 
-            return json.dumps({"sections": self.sections})
+            tail = self.VARIANTS[(self.counts[kind] - 1) % len(self.VARIANTS)] if self.vary else ""
+            return json.dumps({"sections": [{**x, "title": x["title"] + tail}
+                                            for x in self.sections]})
         if kind in ("match", "state", "first_state", "behavioral", "eta3_select", "concept", "joint",
                     "eta_extract", "eta_aggregate"):
             return self.INVALID_JSON

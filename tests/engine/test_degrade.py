@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -40,7 +43,7 @@ from bookmarks.models.llm import LENGTH_NOTE, run_sync
 from bookmarks.models.testing import ScriptedFakeModel, ScriptedMemory, WorstCaseMemory
 from bookmarks.scenes.play import choose_speaker
 from bookmarks.stories.story import Action, Character, Story
-from tests.conftest import STORIES, make_llm
+from tests.conftest import ROOT, STORIES, make_llm
 from tests.engine_helpers import generated_story, ground, kinds
 
 POINTS = [41, 43, 47, 101, 103, 151]  # Ada's lines, in story order
@@ -403,3 +406,24 @@ def test_an_actor_echoing_every_time_fails_clearly():
         run_sync(act(make_llm(fake, role="actor"), story_title="T", character="Mara",
                      scene=SCENE))
     assert len(fake.history) == 4
+
+
+# -- the walk of every method, scripted (benchmarks/degrade_walk.py --scripted) ---------------
+
+def test_varied_pronoun_proposals_ask_match_decisions_that_fall_back(store, story_id):
+    summary = run_sync(walk(store, llms(store, WorstCaseMemory(vary=True)), story_id,
+                            method="bookmarks", at=POINTS)).as_dict()
+    assert summary["failed"] == 0 and summary["fallbacks"]["match"] > 0
+
+
+def test_the_scripted_degrade_walk_completes_and_counts(tmp_path):
+    out = tmp_path / "walk.json"
+    run = subprocess.run([sys.executable, "benchmarks/degrade_walk.py", "--scripted",
+                          "echo-then-long", "--points", "3", "--methods", "bookmarks,eta3",
+                          "--out", str(out)], capture_output=True, text=True, timeout=300,
+                         cwd=ROOT, env={**os.environ, "BOOKMARKS_DATA_DIR": str(tmp_path)})
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = {r["method"]: r for r in json.loads(out.read_text())["rows"]}
+    assert all(r["points"] == 3 and r["failed"] == 0 and r["trimmed_lines"] == 3
+               for r in rows.values())
+    assert rows["eta3"]["fallbacks_by_step"]["select"] == 3
