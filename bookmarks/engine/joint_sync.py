@@ -6,7 +6,9 @@ behavioral: keep the subject's actions that fit the section), but the actions ar
 ranges aligned to absolute story positions — multiples of the block size, and every point
 where one of the bookmarks synchronized together starts, ends or keeps a version — so
 bookmarks with different checkpoints still read the same ranges. A bookmark behind catches
-up alone until it is aligned, then reads with the others. When every gap is shorter than a
+up alone until it is aligned, then reads with the others. A prediction's step
+(engine/step_sync.py) cuts instead from its own checkpoints, so no remnant at a multiple of
+the block costs a call. When every gap is shorter than a
 block (nearby predictions), each is read whole: one range, one call for all. A range is
 read once for all bookmarks that need it, in one of two ways (the **mode**):
 
@@ -42,7 +44,6 @@ from bookmarks.engine import joint_parts as parts
 from bookmarks.engine import joint_prompts as jp
 from bookmarks.engine import prompts
 from bookmarks.engine.actor import echoes_prompt
-from bookmarks.engine.grounding import GroundRequest
 from bookmarks.engine.lineage import IndexedLine
 from bookmarks.engine.progress import report
 from bookmarks.engine.sync import (
@@ -63,7 +64,6 @@ from bookmarks.engine.textsearch import mention_pattern
 from bookmarks.errors import ModelError
 from bookmarks.memory import Bookmark
 from bookmarks.models.llm import LLM
-from bookmarks.store import Store
 
 JOINT, PREFIX, SEPARATE, AUTO = "joint", "prefix", "separate", "auto"
 MODES = (AUTO, JOINT, PREFIX, SEPARATE)
@@ -221,44 +221,6 @@ async def bring_forward(jobs: Sequence[SyncJob], llm: LLM, *, story: str, mode: 
         if not m.ranges:  # nothing to read: the bookmark stays where it is
             _segment(m, max(m.job.target, m.job.bookmark.p), costs, block, on_segment)
     return [m.segments for m in members]
-
-
-async def bring_step(store: Store, llm: LLM, req: GroundRequest, selected: list[Bookmark], *,
-                     mode: str, keys: Callable[[str], list[str]], costs: CostModel,
-                     max_read: int = 0, block: int = STATE_BLOCK,
-                     concurrency: int = 1) -> list[SyncResult]:
-    """Bring one prediction's bookmarks to its point together (see `bring_forward`). With
-    `max_read` (Play's partial memory), a bookmark that would read more stays where it is."""
-    p_new = req.position - 1
-    out: list[SyncResult | None] = [None] * len(selected)
-    todo = []
-    for n, bm in enumerate(selected):
-        if max_read and p_new - bm.p > max_read:
-            out[n] = SyncResult(bm.content, bm.p, bm.p, 0)
-            out[n].events.append({"kind": "sync_deferred", "p": bm.p, "behind": p_new - bm.p})
-        else:
-            todo.append(n)
-    low = min((selected[n].p for n in todo), default=p_new)
-    lines = req.visible(req.lineage.lines(store, low + 1, p_new)) if p_new > low else []
-    source = (req.lineage.branch_id, req.witness.character if req.witness else None)
-    jobs = []
-    for n in todo:
-        bm = selected[n]
-        names = keys(bm.subject)
-        before = bool(bm.content.evidence) if bm.type == "concept" else (
-            bm.type == "behavioral" and bm.p > 0
-            and req.lineage.count_by(store, names, bm.p) > 0)
-        jobs.append(SyncJob(bm, [ln for ln in lines if ln.index > bm.p], max(p_new, bm.p), names,
-                            preceding=req.visible(req.lineage.lines(store, max(1, bm.p - 8), bm.p))
-                            if bm.type == "behavioral" and bm.p else [],
-                            source=source, mentioned_before=before))
-    # the embedded server answers one request at a time and keeps only the last prompt:
-    # calls in story order, never interleaved, so consecutive ones share their block
-    done = await bring_forward(jobs, llm, story=req.story_title, mode=mode, costs=costs,
-                               block=block, concurrency=1 if llm.config.embedded else concurrency)
-    for n, segments in zip(todo, done, strict=True):
-        out[n] = segments[-1]
-    return out  # type: ignore[return-value]
 
 
 def _sparse_ranges(m: _Member) -> set[tuple[int, int]]:

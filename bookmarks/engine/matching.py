@@ -3,9 +3,12 @@
 Candidates are bookmarks of the same type about the same subject (never across types):
 subjects compare by their content words, so "the lamp" and "the lighthouse lamp" are
 candidates for each other, and the model decides.
-An identical title is reused outright; otherwise BM25 over titles recalls candidates,
-and the memory model is asked a one-word decision (reuse / new) only for candidates
-above a score threshold, at most `MAX_ASKS` per proposal. Decisions are remembered per
+An identical title is reused outright — identical as the bookmark's identity compares it
+(casefolded, whitespace collapsed, surrounding punctuation and quotes dropped: a "new"
+answer could only re-initialize the same row), so it costs no model call; otherwise BM25
+over titles recalls candidates, and the memory model is asked a one-word decision
+(reuse / new) only for candidates above a score threshold, at most `MAX_ASKS` per
+proposal. Decisions are remembered per
 (proposal, candidate) so the same pair is never asked twice.
 
 A decision still invalid after its re-ask never fails the prediction: the candidate asked
@@ -28,6 +31,7 @@ from bookmarks.engine.textsearch import bm25_rank, overlap, tokens
 from bookmarks.errors import StructuredOutputError
 from bookmarks.memory import Bookmark
 from bookmarks.models.llm import LLM
+from bookmarks.store.memory_rows import identity_key
 
 MAX_ASKS = 2
 MIN_OVERLAP = 0.34  # share of content words in common before the model is asked
@@ -63,9 +67,10 @@ async def match(title: str, kind: str, subject: str, candidates: list[Bookmark],
                 space: str) -> MatchOutcome:
     same = [b for b in candidates if b.type == kind and same_subject(b.subject, subject)]
     key = proposal_key(kind, subject, title)
-    for b in same:
-        if " ".join(b.title.casefold().split()) == " ".join(title.casefold().split()) \
-                and tokens(b.subject) == tokens(subject):
+    for b in same:  # the same title, compared as the bookmark's identity compares it
+        if identity_key(b.title) == identity_key(title) and (
+                tokens(b.subject) == tokens(subject)
+                or identity_key(b.subject) == identity_key(subject)):
             return MatchOutcome(b, 0, [])
     ranked = bm25_rank(title, [b.title for b in same])
     plausible = [same[n] for n, _ in ranked if overlap(title, same[n].title) >= MIN_OVERLAP]

@@ -24,9 +24,10 @@ from bookmarks.engine.grounding import (
     compose,
     grounded_event,
 )
-from bookmarks.engine.joint_sync import AUTO, SEPARATE, bring_step, resolve_mode, tidy
+from bookmarks.engine.joint_sync import AUTO, SEPARATE, resolve_mode, tidy
 from bookmarks.engine.matching import match
 from bookmarks.engine.recall import new_bookmark, visible_bookmarks
+from bookmarks.engine.step_sync import bring_step
 from bookmarks.engine.sync import (
     CostModel,
     SyncOptions,

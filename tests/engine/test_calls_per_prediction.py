@@ -1,0 +1,103 @@
+"""Model calls per prediction at adjacent points (one character's consecutive speeches, as
+the paper's protocol walks them), counted on the scripted model's side — every request it
+receives, by kind — never by the engine's own meters: after the first prediction, the
+proposal, one memory call and the actor's (issue 22, item 5)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bookmarks.evaluation.evaluate import run_nap
+from bookmarks.models.llm import run_sync
+from bookmarks.models.testing import ScriptedFakeModel, ScriptedMemory
+from bookmarks.store import Store
+from tests.conftest import make_llm
+from tests.engine_helpers import generated_story, ground, kinds
+
+SECTIONS = [{"title": "Ada's standing with Ben", "type": "state", "subject": "Ada"},
+            {"title": "The harbour gate", "type": "concept", "subject": "harbour gate"},
+            {"title": "How Ada speaks", "type": "behavioral", "subject": "Ada"}]
+
+
+def _walk(tmp_path, name: str, span: tuple[int, int], sections=SECTIONS) -> tuple[int, Counter]:
+    """NAP over Ada's points in `span` without the reply cache: (predictions, requests
+    the scripted model received by kind)."""
+    store = Store(tmp_path / f"{name}.db")
+    sid = store.add_story(generated_story(300))
+    script = ScriptedMemory(sections=sections)
+    fake = ScriptedFakeModel(default=script)
+    llms = {role: make_llm(fake, store, role=role) for role in ("memory", "actor", "judge")}
+    run = run_sync(run_nap(store, llms, sid, characters=["Ada"], span=span, judge_mode="single",
+                           concurrency=1, use_cache=False))
+    n = len(store.records(run["id"]))
+    store.close()
+    return n, Counter(script.kind(r) for r in fake.history)
+
+
+def test_adjacent_points_cost_at_most_three_calls_after_the_first(tmp_path):
+    n, asked = _walk(tmp_path, "walk", (101, 170))
+    one, first = _walk(tmp_path, "first", (101, 101))  # the walk's first prediction alone
+    assert n >= 20 and one == 1
+    after = asked - first
+    assert set(after) <= {"propose", "joint", "act", "judge"}, after  # no match, no single sync
+    calls = sum(v for k, v in after.items() if k != "judge")  # the judge apart
+    assert calls / (n - 1) <= 3, after
+    assert after["propose"] == after["joint"] == after["act"] == n - 1
+
+
+def test_a_title_that_differs_only_in_case_and_punctuation_is_reused_without_asking(store):
+    sid = store.add_story(generated_story())
+    script = ScriptedMemory(sections=SECTIONS)
+    fake = ScriptedFakeModel(default=script)
+    llm = make_llm(fake)
+    ground(store, llm, sid, 101)
+    script.sections = [{"title": "  ada's STANDING with Ben.", "type": "state", "subject": "ada"},
+                       *SECTIONS[1:]]
+    before = len(fake.history)
+    g = ground(store, llm, sid, 105)
+    assert [script.kind(r) for r in fake.history[before:]] == ["propose", "joint"]
+    assert [e["title"] for e in kinds(g, "reused")] == [s["title"] for s in SECTIONS]
+
+
+def test_a_long_gap_is_cut_in_equal_blocks_from_the_checkpoint(store):
+    """126 actions since the checkpoint: two blocks counted from it, 101–164 and 165–226
+    (not 101–128, 129–192 and 193–226 on the grid of multiples of 64), each read once for
+    every reused bookmark."""
+    sid = store.add_story(generated_story())
+    script = ScriptedMemory(sections=SECTIONS[:1] + SECTIONS[2:])
+    fake = ScriptedFakeModel(default=script)
+    llm = make_llm(fake)
+    ground(store, llm, sid, 101)
+    before = len(fake.history)
+    g = ground(store, llm, sid, 227)  # reads 101–226
+    asked = fake.history[before:]
+    assert [script.kind(r) for r in asked] == ["propose", "joint", "joint"]
+    assert "[164] " in asked[1].messages[-1]["content"]
+    assert "[165] " in asked[2].messages[-1]["content"]
+    assert {(e["p_old"], e["p_new"]) for e in kinds(g, "synchronized")} == {(100, 226)}
+
+
+def test_a_new_section_among_reused_ones_reads_block_major(store):
+    """One section new, two reused: the new one reads from the start alone until it
+    reaches the others' checkpoint, then the short gap is one joint call for all three."""
+    sid = store.add_story(generated_story())
+    script = ScriptedMemory(sections=SECTIONS[:1] + SECTIONS[2:])
+    fake = ScriptedFakeModel(default=script)
+    llm = make_llm(fake)
+    ground(store, llm, sid, 101)
+    script.sections = [*SECTIONS[:1], {"title": "Ben's debts", "type": "state",
+                                       "subject": "Ben"}, *SECTIONS[2:]]
+    before = len(fake.history)
+    g = ground(store, llm, sid, 105)  # the reused ones read 101–104, the new one 1–104
+    asked = fake.history[before:]
+    assert [script.kind(r) for r in asked] == ["propose", "first_state", "state", "joint"]
+    *alone, last = asked[1:]  # 1–64 and 65–100 alone, then 101–104 for all
+    assert all("Ben's debts" in r.messages[-1]["content"] for r in alone)
+    assert not any("Ada's standing with Ben" in r.messages[-1]["content"] for r in alone)
+    for title in ("Ben's debts", "Ada's standing with Ben"):
+        assert title in last.messages[-1]["content"]
+    assert "[101] " in last.messages[-1]["content"]
+    assert "[100] " not in last.messages[-1]["content"]
+    assert {e["title"]: (e["p_old"], e["p_new"]) for e in kinds(g, "synchronized")} == {
+        "Ada's standing with Ben": (100, 104), "Ben's debts": (0, 104),
+        "How Ada speaks": (100, 104)}
