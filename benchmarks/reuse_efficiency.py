@@ -15,7 +15,9 @@ Printed: prompt and output tokens of memory work (proposal, matching, synchroniz
 and of synchronization alone, per progress bucket (action index / story length) and in
 all, for both methods, with the ratio without reuse / with reuse (the paper's figure:
 8.1–32.6× output tokens); then per prediction after each character's first: model calls
-(memory + actor; the judge apart) and seconds.
+(memory + actor; the judge apart) and seconds — from the run's records, and on the
+scripted server from the requests it received, by kind (propose, match, joint or single
+sync, act), the first predictions' calls taken off.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -41,6 +44,18 @@ from tests.fake_server import scripted_server  # noqa: E402  (a test double, by 
 STORIES = {"long": BUNDLED_STORIES / "the_long_winter_at_harrowgate.txt",
            "mystery": BUNDLED_STORIES / "saltmarsh_lighthouse.jsonl"}
 BUCKETS = 4
+
+
+class Counting(RemoteLike):
+    """The scripted remote-like server, counting the requests it receives by kind."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.asked: Counter = Counter()
+
+    def __call__(self, request) -> str:
+        self.asked[self.kind(request)] += 1
+        return super().__call__(request)
 
 
 def bucket_of(index: int, length: int) -> int:
@@ -71,7 +86,7 @@ async def one(env: dict, path: Path, method: str, span, characters, judge: str) 
         costs = store.sync_costs(sid, run["space"])
         out = {"method": method, "wall": wall, "length": length, "points": len(records),
                "memory": [[0, 0] for _ in range(BUCKETS)], "sync": [[0, 0] for _ in range(BUCKETS)],
-               "after_first": [], "modes": {}}
+               "after_first": [], "modes": {}, "first_calls": 0}
         first_seen: set[str] = set()
         previous = t0
         for r in records:
@@ -81,9 +96,11 @@ async def one(env: dict, path: Path, method: str, span, characters, judge: str) 
             out["memory"][b][1] += u.get("completion_tokens", 0)
             seconds = stamps.get(r["point"], previous) - previous
             previous = stamps.get(r["point"], previous)
+            calls = u.get("calls", 0) + sum(r.get("actor_tries") or [1])
             if r["character"] in first_seen:
-                out["after_first"].append((u.get("calls", 0) + sum(r.get("actor_tries") or [1]),
-                                           seconds))
+                out["after_first"].append((calls, seconds))
+            else:
+                out["first_calls"] += calls
             first_seen.add(r["character"])
         for c in costs:
             b = bucket_of(c["position"], c["story_length"])
@@ -115,17 +132,21 @@ async def main(args: argparse.Namespace) -> None:
     path = STORIES.get(args.story, Path(args.story))
     span = tuple(int(x) for x in args.range.split(":")) if args.range else None
     env = dict(os.environ)
-    context = None
+    context = server = None
     if not args.embedded:
-        context = scripted_server(RemoteLike(args.latency, 1e9, 1e9))
+        server = Counting(args.latency, 1e9, 1e9)
+        context = scripted_server(server)
         env.update({"BOOKMARKS_BASE_URL": context.__enter__(), "BOOKMARKS_API_KEY": "scripted",
                     "BOOKMARKS_MODEL": "scripted"})
     try:
         results = {}
         for method in ("bookmarks", "bookmarks-noreuse"):
             print(f"running {method} on {path.name} {args.range or '(whole story)'} …", flush=True)
+            if server is not None:
+                server.asked.clear()
             results[method] = await one(env, path, method, span, args.characters, args.judge)
             r = results[method]
+            r["asked"] = Counter(server.asked) if server is not None else None
             print(f"  {r['points']} predictions in {r['wall']:.1f} s", flush=True)
     finally:
         if context is not None:
@@ -140,6 +161,14 @@ async def main(args: argparse.Namespace) -> None:
         print(f"\nper prediction after each character's first ({len(after)} predictions, "
               f"bookmarks): {calls:.2f} model calls (memory + actor), {seconds:.2f} s "
               "(grounding, prediction and judging)")
+        asked = reuse["asked"]
+        if asked:  # what the server received, the judge apart, the first predictions off
+            kinds = {k: v for k, v in sorted(asked.items()) if k not in ("judge",
+                                                                       "judge_dimension")}
+            served = (sum(kinds.values()) - reuse["first_calls"]) / len(after)
+            print(f"  on the server: {served:.2f} requests per prediction after the first; "
+                  f"all {reuse['points']} predictions by kind: "
+                  + ", ".join(f"{k} {v / reuse['points']:.3f}" for k, v in kinds.items()))
 
 
 if __name__ == "__main__":
