@@ -1,12 +1,12 @@
 """Project Gutenberg novels → actions: chapter headings and paragraphs, dialogue attributed
-by `prose.attribute_dialogue`."""
+by `attribution_rules.attribute_dialogue`."""
 
 from __future__ import annotations
 
 import re
 
 from bookmarks.errors import StoryFormatError
-from bookmarks.stories.attribute import Draft, attribute_dialogue
+from bookmarks.stories.attribution_rules import Draft, attribute_dialogue
 from bookmarks.stories.gutenberg import (  # the conventions shared by plays and novels
     _NOVEL_HEAD,
     _SKIP_BLOCK,

@@ -1,16 +1,16 @@
 """Plain prose → actions: paragraphs become narration; quoted dialogue becomes the
-speaker's action where the text makes the speaker clear, by the rules in `dialogue.py` and
-`attribute.py` (speech tags before and after a quotation, pronouns, action beats,
-turn-taking, vocatives, a first-person narrator). Chapter headings ("Chapter 3", "# Part
-Two") become chapter labels. Project Gutenberg novels use the same rules
-(`gutenberg_novel.py`)."""
+speaker's action where the text makes the speaker clear, by the rules in `dialogue.py`,
+`attribute.py` and `attribution_rules.py` (speech tags before and after a quotation,
+pronouns, action beats, turn-taking, vocatives, a first-person narrator; abstaining where
+unsure). Chapter headings ("Chapter 3", "# Part Two") become chapter labels. Project
+Gutenberg novels use the same rules (`gutenberg_novel.py`)."""
 
 from __future__ import annotations
 
 import re
 
 from bookmarks.errors import StoryFormatError
-from bookmarks.stories.attribute import Draft, attribute_dialogue
+from bookmarks.stories.attribution_rules import Draft, attribute_dialogue
 from bookmarks.stories.speakers import merge_variants
 
 __all__ = ["Draft", "attribute_dialogue", "merge_variants", "parse_prose"]
