@@ -267,6 +267,28 @@ def wire_scene(services: Services, page: ScenePage) -> None:
                                         user_character(scene))
         return round_robin(store, scene, user_character(scene))
 
+    async def streamed(task, sid, who, latest, k, n, *, replacing=False):
+        """Show a model line while it arrives (`latest` holds the text so far), then the
+        committed scene, or the problem in words. A regenerated line replaces the last one
+        until the new one is committed."""
+        base, shown = page.view(sid), None
+        label = f"**{esc(who)}** (regenerating):" if replacing else f"**{esc(who)}:**"
+        before = base[sc.chat][:-1] if replacing else base[sc.chat]
+        while not task.done():
+            body = page.streaming(sid, who, latest["text"], k, n)
+            if body != shown:
+                shown = body
+                yield {**base, sc.chat: before + [
+                    {"role": "assistant", "content": f"{SPINNER}{label} {body}"}]}
+            await asyncio.sleep(0.2)
+        try:
+            task.result()
+        except (BookmarksError, ValueError) as exc:
+            yield page.say(message_of(exc), sid)
+            return
+        page.prepare_next(sid)
+        yield page.view(sid)
+
     async def run_turns(sid, n):
         """Generate n turns; each streams in (the line while it arrives, then the cleaned
         line once the turn is committed)."""
@@ -299,21 +321,10 @@ def wire_scene(services: Services, page: ScenePage) -> None:
                     prepared=prepared, max_read=services.settings.partial_after)
 
             task = asyncio.create_task(one_turn())
-            base, shown = page.view(sid), None
-            while not task.done():
-                body = page.streaming(sid, who, latest["text"], k, n)
-                if body != shown:
-                    shown = body
-                    yield {**base, sc.chat: base[sc.chat] + [
-                        {"role": "assistant", "content": f"{SPINNER}**{esc(who)}:** {body}"}]}
-                await asyncio.sleep(0.2)
-            try:
-                task.result()
-            except (BookmarksError, ValueError) as exc:
-                yield page.say(message_of(exc), sid)
+            async for update in streamed(task, sid, who, latest, k, n):
+                yield update
+            if task.exception() is not None:  # said by streamed; the later turns wait
                 return
-            page.prepare_next(sid)
-            yield page.view(sid)
 
     async def next_one(sid):
         async for update in run_turns(sid, 1):
@@ -340,22 +351,8 @@ def wire_scene(services: Services, page: ScenePage) -> None:
             store, services.llms, sid, budget=scene.settings.get("budget", 3),
             window=services.settings.scene_window, state_block=services.settings.state_block,
             on_text=on_text))
-        base, shown = page.view(sid), None
-        while not task.done():
-            body = page.streaming(sid, who, latest["text"], 0, 1)
-            if body != shown:
-                shown = body
-                yield {**base, sc.chat: base[sc.chat][:-1] + [
-                    {"role": "assistant",
-                     "content": f"{SPINNER}**{esc(who)}** (regenerating): {body}"}]}
-            await asyncio.sleep(0.2)
-        try:
-            task.result()
-        except (BookmarksError, ValueError) as exc:
-            yield page.say(message_of(exc), sid)
-            return
-        page.prepare_next(sid)
-        yield page.view(sid)
+        async for update in streamed(task, sid, who, latest, 0, 1, replacing=True):
+            yield update
 
     @said(sc.status)
     def say(sid, text):
