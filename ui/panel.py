@@ -54,8 +54,9 @@ def activity_html(act: dict | None, turn_label: str = "") -> str:
         parts.append("<b>Synchronization</b><ul>")
         for s in act["syncs"]:
             parts.append(
-                f"<li>{esc(s['title'])}: p {s['p_old']} → {s['p_new']}, read {s['actions_read']} "
-                f"actions (without reuse {s['actions_read_wo']}), {s['calls']} calls, "
+                f"<li>{esc(s['title'])}: p {s['p_old']} → {s['p_new']}, "
+                f"read {count(s['actions_read'], 'action')} (without reuse "
+                f"{s['actions_read_wo']}), {count(s['calls'], 'call')}, "
                 f"{s['prompt_tokens'] + s['completion_tokens']} tokens "
                 f"(without reuse ≈{round(s['tokens_wo'])}){_cached(s.get('cached'))}"
                 f"{_stall(act['stalls'].get(s['bookmark']))}</li>")
@@ -76,12 +77,12 @@ def activity_html(act: dict | None, turn_label: str = "") -> str:
         parts.append("</ul>")
     calls, usage = act["calls"], act.get("usage") or {}
     memory_tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
-    parts.append(f"<p><small>This turn's memory: {usage.get('calls', 0)} model calls, "
+    parts.append(f"<p><small>This turn's memory: {count(usage.get('calls', 0), 'model call')}, "
                  f"{memory_tokens} tokens (as in the cost meter); "
                  + (f"actor tries: {act['actor_tries']}" if act["actor_tries"] is not None
                     else "no actor call (a greeting or a line written by hand)")
-                 + f". Logged since the previous line: {calls['calls']} model "
-                 f"calls, {calls['tokens']} tokens, {calls['latency_ms'] / 1000:.1f} s of model "
+                 + f". Logged since the previous line: {count(calls['calls'], 'model call')}, "
+                 f"{calls['tokens']} tokens, {calls['latency_ms'] / 1000:.1f} s of model "
                  "time — this includes discarded attempts (a regenerated line) and background "
                  "work for other speakers.</small></p>")
     if act["grounding"]:
@@ -132,12 +133,17 @@ def timeline_html(timeline: dict) -> str:
     return "".join(parts)
 
 
+def count(n: float, word: str) -> str:
+    """`1 call`, `2 calls`, `0.5 calls` (a share of a joint call)."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _cached(cached: dict | None) -> str:
     """A synchronization the reply cache served: what the same work cost the first time."""
     if not cached:
         return ""
     return (f' — <b class="from-cache">from cache</b>: this work first took '
-            f'{cached["calls"]} calls, {cached["tokens"]} tokens')
+            f'{count(cached["calls"], "call")}, {cached["tokens"]} tokens')
 
 
 def _stall(stall: dict | None) -> str:
