@@ -73,7 +73,8 @@ def summary_text(run: dict) -> str:
     dims = ", ".join(f"{d} {one.get(d, 0):.1f}" for d in evaluate.DIMENSIONS)
     return (f"NAP over {s.get('items', 0)} actions: mean {one.get('mean', 0):.1f} (Best@1), "
             f"{best.get('mean', 0):.1f} (Best@{s.get('k', 1)}); {dims}; "
-            f"{s.get('unusable_predictions', 0)} unusable predictions.")
+            f"{s.get('unusable_predictions', 0)} unusable predictions, "
+            f"{s.get('stand_in_predictions', 0)} stand-in lines.")
 
 
 def build_evaluate_tab(services: Services) -> None:

@@ -3,9 +3,16 @@
 Small models often answer as the wrong speaker, echo a `NAME:` label, narrate for the
 whole cast or run on for several turns. `clean_reply` keeps one utterance/action of the
 requested character or rejects the reply with a reason; `act` re-asks a bounded number
-of times and fails with a clear error when no usable line comes back. A reply cut at the
-length limit is not asked again when its complete sentences make a line: it is kept up
-to its last complete sentence (recorded as `trimmed` among the try's notes).
+of times. A reply cut at the length limit is not asked again when its complete sentences
+make a line: it is kept up to its last complete sentence (recorded as `trimmed` among the
+try's notes). A reply that writes the scene as a script ("Ada: … / Ben: …") gives the
+character's own labelled line when it has one.
+
+Degrade, never fail: when no try gives a usable line, a stand-in stands for the turn — the
+character hesitates and says nothing (`stand_in_line`) — and the result says why
+(`ActResult.fallback`), so a walk, NAP and Play record a fallback of step `act` instead of
+a failed prediction. `stand_in=False` raises `NoUsableLineError` instead (the arena: an
+annotator is never shown a stand-in).
 
 The app's own words are never a line: a reply that repeats a grounding header ("… (now)"),
 a section title, an instruction or re-ask note of the app, or the prompt's structure
@@ -53,6 +60,7 @@ class ActResult:
     tries: int
     # (raw reply, reason): the replies re-asked, and a reply kept trimmed (reason TRIMMED…)
     rejected: list[tuple[str, str]] = field(default_factory=list)
+    fallback: str = ""  # why the text is a stand-in (no try gave a usable line)
 
     @property
     def trimmed(self) -> bool:
@@ -85,6 +93,14 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
             first = first[label.end():]
         elif who in theirs or who == NARRATION or len(who.split()) <= 3 and who[:1].isalpha() \
                 and label.group(1)[:1].isupper():
+            # a script of the scene (another character's line first): the character's own
+            # labelled line in it, when it is one
+            own = _own_labelled(text, mine) if who in theirs or who == NARRATION else None
+            if own is not None:
+                salvaged, why = clean_reply(own, character, aliases=aliases, others=others,
+                                            scene=scene, titles=titles, prompt=prompt)
+                if salvaged is not None and len(_words(salvaged)) >= MIN_KEPT_WORDS:
+                    return salvaged, why
             return None, f"spoke as {label.group(1).strip()!r}"
     kept = [first]
     for ln in lines[1:]:
@@ -111,6 +127,17 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
     if any(folded == ln.text.strip().casefold() for ln in scene):
         return None, "repeated a line of the scene"
     return text, "ok"
+
+
+def _own_labelled(text: str, mine: set[str]) -> str | None:
+    """The reply from its first line labelled with one of the character's names on (None
+    when no line is)."""
+    lines = text.splitlines()
+    for n, ln in enumerate(lines[1:], start=1):
+        label = _LABEL.match(re.sub(r"^#{1,6}\s*", "", ln.strip()))
+        if label and label.group(1).strip().casefold() in mine:
+            return "\n".join(lines[n:])
+    return None
 
 
 _SCAFFOLD = re.compile(r"should keep in mind|\(story memory\)|the scene so far|setting:|"
@@ -203,10 +230,11 @@ def grounding_titles(grounding: str) -> list[str]:
 async def act(llm: LLM, *, story_title: str, character: str, scene: Sequence[Line],
               grounding: str = "", setting: str = "", aliases: Sequence[str] = (),
               others: Sequence[str] = (), max_tries: int = 4, scene_id: int | None = None,
-              temperature: float | None = None,
+              temperature: float | None = None, stand_in: bool = True,
               on_text: Callable[[str], None] | None = None) -> ActResult:
     """The character's next line; `on_text` sees each try's raw reply as it streams.
-    A reply that repeats the app's own words is re-asked with a short note."""
+    A reply that repeats the app's own words is re-asked with a short note. When no try
+    gives a usable line: the stand-in (`stand_in`), else NoUsableLineError."""
     messages = actor_messages(story_title=story_title, character=character, scene=scene,
                               grounding=grounding, setting=setting)
     own = [messages[0]["content"], _instruction(character), _retry_note(character)]
@@ -234,8 +262,22 @@ async def act(llm: LLM, *, story_title: str, character: str, scene: Sequence[Lin
             return ActResult(text=text, tries=attempt + 1, rejected=rejected)
         rejected.append((reply.text, reason))
     reasons = "; ".join(sorted({r for _, r in rejected}))
-    raise NoUsableLineError(f"The actor model gave no usable line for {character} in {max_tries} "
-                     f"tries ({reasons}). Try again, or configure a more capable model.")
+    why = f"The actor model gave no usable line for {character} in {max_tries} tries ({reasons})."
+    if not stand_in:
+        raise NoUsableLineError(f"{why} Try again, or configure a more capable model.")
+    return ActResult(text=stand_in_line(character), tries=max_tries, rejected=rejected,
+                     fallback=why)
+
+
+def stand_in_line(character: str) -> str:
+    """The line that stands for a turn no try gave a usable line for."""
+    return f"[{character} hesitates and says nothing.]"
+
+
+def fallback_event(result: ActResult) -> dict:
+    """A stand-in line as a `fallback` event (as the grounding's fallbacks are recorded)."""
+    return {"kind": "fallback", "step": "act", "title": "",
+            "outcome": f"a stand-in line: {result.text}", "reason": result.fallback[:300]}
 
 
 _SENTENCE_END = re.compile(r"[.!?…]+[\"”’')\]]*(?=\s|$)")

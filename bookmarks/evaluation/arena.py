@@ -195,7 +195,8 @@ async def _turn_with_retries(store: Store, llms: dict[str, LLM], scene_id: int, 
     """A weak actor sometimes gives no usable line: sample the turn again (bounded)."""
     for attempt in range(tries):
         try:
-            await generate_turn(store, llms, scene_id, who, method=method, budget=budget)
+            await generate_turn(store, llms, scene_id, who, method=method, budget=budget,
+                                stand_in=False)  # an annotator never judges a stand-in
             return
         except NoUsableLineError:
             if attempt == tries - 1:

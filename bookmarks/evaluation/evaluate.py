@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from bookmarks.engine.actor import Line, act
+from bookmarks.engine.actor import Line, act, fallback_event
 from bookmarks.engine.ground import ground_at
 from bookmarks.engine.joint_sync import resolve_mode
 from bookmarks.engine.lineage import IndexedLine, Lineage
@@ -276,7 +276,7 @@ async def _predict(llms: dict[str, LLM], title: str, cast, action, grounding, sc
                    p: dict) -> dict:
     """k predictions of one held-out action and their judged scores (one record)."""
     aliases = next((c.aliases for c in cast if c.name == action.character), [])
-    predictions, scores, failures, tries = [], [], [], []
+    predictions, scores, failures, tries, stand_ins = [], [], [], [], []
     for _ in range(p["k"]):
         try:
             result = await act(llms["actor"], story_title=title, character=action.character,
@@ -296,6 +296,8 @@ async def _predict(llms: dict[str, LLM], title: str, cast, action, grounding, sc
         predictions.append(result.text)
         scores.append(score)
         tries.append(result.tries)
+        if result.fallback:  # no try gave a line: a stand-in was judged
+            stand_ins.append({k: v for k, v in fallback_event(result).items() if k != "kind"})
     return {"point": action.index, "character": action.character,
             "scene": [[x.index, x.character, x.text] for x in scene],
             "grounding": grounding.text, "predictions": predictions, "scores": scores,
@@ -303,7 +305,7 @@ async def _predict(llms: dict[str, LLM], title: str, cast, action, grounding, sc
             "failures": failures, "actor_tries": tries,
             # where the grounding degraded instead of failing (invalid model output)
             "fallbacks": [{"step": e["step"], "outcome": e["outcome"], "reason": e["reason"]}
-                          for e in grounding.events if e.get("kind") == "fallback"],
+                          for e in grounding.events if e.get("kind") == "fallback"] + stand_ins,
             # how blocks were read for several bookmarks (engine/joint_sync.py)
             "sync_modes": dict(Counter(e.get("mode", "separate") for e in grounding.events
                                        if e.get("kind") == "synchronized"))}
@@ -320,6 +322,9 @@ def summarize_nap(records: list[dict]) -> dict:
         out[label] = {d: round(v, 2) for d, v in per.items()}
     out["k"] = len(records[0]["scores"])
     out["unusable_predictions"] = sum(len(r.get("failures", [])) for r in records)
+    # predictions no actor try gave a line for: a stand-in was judged (a fallback of `act`)
+    out["stand_in_predictions"] = sum(f["step"] == "act" for r in records
+                                      for f in r.get("fallbacks", []))
     # degraded, not failed: points grounded with a fallback; lines the actor was re-asked for
     out["points_with_fallback"] = sum(bool(r.get("fallbacks")) for r in records)
     out["fallback_share"] = round(out["points_with_fallback"] / len(records), 3)

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from bookmarks.engine.actor import Line, act
+from bookmarks.engine.actor import Line, act, fallback_event
 from bookmarks.engine.ground import chosen_characters, ground_at
 from bookmarks.engine.lineage import Lineage
 from bookmarks.errors import BookmarksError, ModelError
@@ -139,6 +139,9 @@ async def _point(store: Store, llms: dict[str, LLM], story, lineage: Lineage, ca
     store.commit_memory(grounding.writes)
     record = _record(action, resolve_refs(grounding.events), grounding.usage, prediction)
     if acted is not None:
+        if acted.fallback:  # no try gave a line: a stand-in, recorded as a fallback
+            record["fallbacks"].append({k: v for k, v in fallback_event(acted).items()
+                                        if k != "kind"})
         record["actor_tries"] = acted.tries
         record["rejected"] = [{"reply": raw[:200], "reason": why} for raw, why in acted.rejected]
     return record

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from bookmarks.engine.actor import Line, act
+from bookmarks.engine.actor import Line, act, fallback_event
 from bookmarks.engine.ground import OMNISCIENT, ground_at
 from bookmarks.engine.grounding import Grounding
 from bookmarks.engine.lineage import IndexedLine, Lineage
@@ -80,8 +80,10 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
                         method: str | None = None, budget: int = 3, window: int = 10,
                         state_block: int = 64, replace: Turn | None = None,
                         on_text: Callable[[str], None] | None = None,
-                        prepared: Prepared | None = None, max_read: int = 0) -> Turn:
+                        prepared: Prepared | None = None, max_read: int = 0,
+                        stand_in: bool = True) -> Turn:
     """Ground and act for `character`'s next line, and commit the turn with its memory.
+    `stand_in=False`: no stand-in line when the actor gives none (NoUsableLineError).
 
     `prepared`: memory grounded ahead in the background (see `background.py`) for this
     very step; its writes are already committed, so only the actor is called. The turn
@@ -114,8 +116,9 @@ async def generate_turn(store: Store, llms: dict[str, LLM], scene_id: int, chara
     result = await act(llms["actor"], story_title=story.title, character=name,
                        scene=[Line(x.character, clip(x.text)) for x in lines],  # marked cuts
                        grounding=grounding.text, setting=scene.setting, aliases=aliases,
-                       others=others + scene.cast, scene_id=scene_id, on_text=on_text)
-    events = [*grounding.events,
+                       others=others + scene.cast, scene_id=scene_id, on_text=on_text,
+                       stand_in=stand_in)
+    events = [*grounding.events, *([fallback_event(result)] if result.fallback else []),
               {"kind": "acted", "tries": result.tries,
                "rejected": [{"reply": r[:300], "reason": why} for r, why in result.rejected]},
               {"kind": "usage", "memory": grounding.usage}]

@@ -70,12 +70,37 @@ def test_act_reasks_until_usable_and_reports_tries():
     assert temps[0] == 0.7 and temps[2] > temps[1] > temps[0]
 
 
-def test_act_fails_clearly_after_bounded_tries():
+def test_act_fails_clearly_after_bounded_tries_when_no_stand_in_is_allowed():
     fake = ScriptedFakeModel(default="Tobias Bell: mine")
     with pytest.raises(ModelError, match="no usable line for Mara in 4 tries"):
         run_sync(act(make_llm(fake, role="actor"), story_title="T", character="Mara",
-                     scene=SCENE, others=OTHERS))
+                     scene=SCENE, others=OTHERS, stand_in=False))
     assert len(fake.history) == 4
+
+
+def test_act_degrades_to_a_stand_in_after_bounded_tries():
+    """No try gave a line: the turn still comes, as a stand-in that says why."""
+    fake = ScriptedFakeModel(default="Tobias Bell: mine")
+    result = run_sync(act(make_llm(fake, role="actor"), story_title="T", character="Mara",
+                          scene=SCENE, others=OTHERS))
+    assert len(fake.history) == 4 and result.tries == 4
+    assert result.text == "[Mara hesitates and says nothing.]"
+    assert "no usable line for Mara in 4 tries" in result.fallback
+    assert "spoke as 'Tobias Bell'" in result.fallback
+
+
+def test_a_script_of_the_scene_gives_the_characters_own_line():
+    """A small model often writes the scene on as a script: the character's labelled line
+    in it is the reply, up to the next speaker's label."""
+    raw = "Tobias Bell: Where were you?\nMara: At the quay, mending nets.\nTobias Bell: Liar."
+    assert clean_reply(raw, "Mara", others=OTHERS)[0] == "At the quay, mending nets."
+    # without a line of Mara's it is still another speaker's reply
+    assert clean_reply("Tobias Bell: Where were you?\nTobias Bell: Well?", "Mara",
+                       others=OTHERS)[0] is None
+    fake = ScriptedFakeModel([raw])
+    result = run_sync(act(make_llm(fake, role="actor"), story_title="T", character="Mara",
+                          scene=SCENE, others=OTHERS))
+    assert result.text == "At the quay, mending nets." and result.tries == 1
 
 
 def test_prompt_puts_stable_text_first_and_scene_last():

@@ -172,7 +172,7 @@ def test_efficiency_buckets():
     assert b[3]["tokens"] == 55 and b[3]["tokens_wo"] == 110 and b[3]["actions_read_wo"] == 89
 
 
-def test_unusable_predictions_score_zero_and_the_run_goes_on(store):
+def test_an_actor_without_a_usable_line_is_judged_as_a_stand_in_and_counted(store):
     sid = store.add_story(generated_story(200))
     script = ScriptedMemory()
 
@@ -181,9 +181,12 @@ def test_unusable_predictions_score_zero_and_the_run_goes_on(store):
 
     fake = ScriptedFakeModel(default=junk_actor)
     run = run_sync(run_nap(store, llms_for(store, fake), sid, points=2, k=2, characters=["Ada"]))
-    assert run["status"] == "done" and run["summary"]["unusable_predictions"] == 4
-    assert run["summary"]["best@k"]["mean"] == 0
-    assert all(r["predictions"] == [None, None] for r in store.records(run["id"]))
+    s = run["summary"]
+    assert run["status"] == "done" and s["unusable_predictions"] == 0
+    assert s["stand_in_predictions"] == 4 and s["points_with_fallback"] == 2
+    for r in store.records(run["id"]):
+        assert r["predictions"] == ["[Ada hesitates and says nothing.]"] * 2
+        assert all("spoke as 'Ben'" in f["reason"] for f in r["fallbacks"])
 
 
 def test_capacity_sweep(store):

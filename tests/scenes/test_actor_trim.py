@@ -100,7 +100,7 @@ def test_the_last_try_keeps_the_cut_line_rather_than_fail():
 def test_a_cut_reply_with_no_words_of_the_character_still_fails_clearly():
     fake = ScriptedFakeModel(default=LENGTH_NOTE * 3)
     with pytest.raises(NoUsableLineError, match="length limit"):
-        acting(actor(fake, max_tokens=10), stream=True)
+        acting(actor(fake, max_tokens=10), stream=True, stand_in=False)
     assert len(fake.history) == 4
 
 
