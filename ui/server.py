@@ -28,6 +28,11 @@ START_HERE = (
     "2. **Play**: choose the story and its cast (or bring a SillyTavern character card "
     "alone), then **Start scene**. 3. **Next** lets the model speak; type a line to speak "
     "yourself. The **Memory** column shows what each line was grounded on.")
+START_HERE_ANNOTATOR = (
+    "**Start here.** In **Annotate**, choose your campaign and press **Start / next item**. "
+    "Read the shared start of the scene, then the two continuations, and vote for the one "
+    "that keeps the characters more faithful to the story (or Tie, or Both bad). Which "
+    "method wrote each side is shown only after your vote.")
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +43,7 @@ def build_app(services: Services, access: Access | None = None) -> gr.Blocks:
     with gr.Blocks(title="Bookmarks — role-play with story characters") as demo:
         gr.Markdown("## Bookmarks — role-play with story characters")
         with gr.Row(visible=False, elem_id="start-here") as start_here:
-            gr.Markdown(START_HERE, elem_id="start-here-text")
+            start_text = gr.Markdown(START_HERE, elem_id="start-here-text")
             dismiss = gr.Button("Got it", size="sm", scale=0, min_width=90,
                                 elem_id="start-here-dismiss")
         seen = gr.BrowserState(False, storage_key="bookmarks-start-here-seen")
@@ -82,7 +87,12 @@ def build_app(services: Services, access: Access | None = None) -> gr.Blocks:
                                   *([scenes_picker] if scenes_picker is not None else [])]
                   ).then(None, [hidden_tabs], None, js=HIDE_TABS)
         # a first visit says where to start, until dismissed (remembered by the browser)
-        demo.load(lambda was_seen: gr.update(visible=not was_seen), [seen], [start_here])
+        def show_start(was_seen, request: gr.Request):
+            annotator = access.user(request).role == "annotator"  # sees Annotate only
+            return (gr.update(visible=not was_seen),
+                    START_HERE_ANNOTATOR if annotator else START_HERE)
+
+        demo.load(show_start, [seen], [start_here, start_text])
         dismiss.click(lambda: (gr.update(visible=False), True), None, [start_here, seen])
     protect(demo, access, scenes=ScenePolicy(play["scene_id"], play["scenes"])
             if "scene_id" in play and "scenes" in play else None)
