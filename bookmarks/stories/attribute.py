@@ -18,6 +18,7 @@ from bookmarks.stories.tags import (
     beat,
     is_tag_only,
     last_sentence,
+    mask_abbreviations,
     tag_before,
     unknown_tag,
 )
@@ -155,10 +156,11 @@ class Resolver:
         """An untagged quotation followed by an action of a speaker (`"A wub?" Franco stared.
         "What's a wub?"`, `"Yes!" The child raised her head.`) is theirs."""
         for i in reversed(speech):
-            if p.speakers[i] or p.how[i] == "unknown" or i + 1 >= len(p.segs):
-                continue
+            if p.speakers[i] or p.how[i] == "unknown" or i + 1 >= len(p.quotes):
+                continue  # the beat must lead to another quotation: `"…" Mr. Lee bowed.` is a reply
             seg = p.seg(i + 1)
-            first = re.split(r"(?<=[.!?])\s+", seg.strip(), maxsplit=1)[0]
+            masked = mask_abbreviations(seg.strip())
+            first = seg.strip()[:len(re.split(r"(?<=[.!?])\s+", masked, maxsplit=1)[0])]
             if not first or first[:1].islower() or re.search(rf"\b{VERB}\b", first):
                 continue
             found = [(s, n, subj) for s, _, n, subj in self.cast.mentions(first)]

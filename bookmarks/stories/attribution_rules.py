@@ -18,18 +18,64 @@ from __future__ import annotations
 
 import re
 
-from bookmarks.stories.attribute import LOOKBACK, Draft, Resolver, _bare_title, _fold, drafts_of
+from bookmarks.stories.attribute import (
+    LOOKBACK,
+    Draft,
+    Resolver,
+    _bare_title,
+    _fold,
+    drafts_of,
+    fits_gender,
+)
+from bookmarks.stories.attribution_context import (
+    blank_quotes,
+    former_latter,
+    listeners,
+    main_subjects,
+    pronoun_gender,
+    sentences,
+)
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
+from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS
 
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
 _SUBJECT_PRONOUN = {"m": "he", "f": "she"}
+UNSURE = "\0unsure"  # the chain met someone the cast does not know: no guess
+_PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
+_PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 
 
 class StrictResolver(Resolver):
+    quote = -1  # the quotation whose tag is being resolved
+
+    def explicit(self, pi: int, p, i: int) -> str | None:
+        self.quote = i
+        return super().explicit(pi, p, i)
+
+    def _explicit(self, pi: int, p, i: int) -> tuple[str | None, str]:
+        who, how = super()._explicit(pi, p, i)
+        return (None, "unknown") if who is None and self.stage == "unsure" else (who, how)
+
+    def resolve(self, tag, pi: int, pos: int) -> str | None:
+        subject = " ".join(tag.subject.casefold().split())
+        if re.fullmatch(ANAPHOR, subject):
+            self.stage = "anaphor"
+            return self.anaphor(subject.split()[-1], pi, pos)
+        who = super().resolve(tag, pi, pos)
+        g = _PRONOUN_GENDER.get(subject)
+        if who and g and who in self._listeners(pi, pos):
+            self.stage = "listener"  # `"…, Poole," he said` / `she said to Lucy`: not them
+            others = self._others(g, pi, who) - self._listeners(pi, pos)
+            return others.pop() if len(others) == 1 else None
+        return who
+
     def pronoun(self, g: str, pi: int, pos: int) -> str | None:
+        if chained := self._chain(g, pi, pos):
+            self.stage = "unsure" if chained is UNSURE else "chain"
+            return None if chained is UNSURE else chained
         who = super().pronoun(g, pi, pos)
         stage = self.stage
         if who is None or stage == "subject":
@@ -45,6 +91,58 @@ class StrictResolver(Resolver):
                 return who  # nobody else of that gender near: they go on (Alice alone)
             return others.pop() if len(others) == 1 else None
         return who
+
+    # --- the narration around the tag ----------------------------------------------------
+
+    def _chain(self, g: str, pi: int, pos: int) -> str | None:
+        """The main-clause subjects of the paragraph's narration before the tag, last sentence
+        first: a pronoun goes on the chain (`The Rat sculled across. Then he held up his paw
+        as the Mole stepped down. 'Lean on that!' he said.` → the Rat); the first name or
+        description of a fitting gender is the one."""
+        p = self.paras[pi]
+        text = blank_quotes(p, pos)
+        for at, subject in main_subjects(text):
+            if pronoun_gender(subject) is not None:
+                continue
+            if re.fullmatch(ANAPHOR, " ".join(subject.casefold().split())):
+                who = self._pair_member(subject, text[:at])
+            else:
+                who = self.cast.lookup(subject)
+            if who and (fits_gender(g, gs := self.cast.gender(who)) or not gs):
+                return who
+            if who is None and _PERSON.search(subject):
+                return UNSURE  # `and the young man resumed. "…," said he`: someone it does not know
+        return None
+
+    def _listeners(self, pi: int, pos: int) -> set[str]:
+        """Who the tag names as spoken to (`she said to Lucy`) and whom the quotation calls by
+        name (`"…, Poole," he said`)."""
+        p = self.paras[pi]
+        end = next((q.start for q in p.quotes if q.start > pos), len(p.text))
+        tail = p.text[pos:end]
+        out = listeners(tail, self.cast.mentions(tail))
+        if 0 <= self.quote < len(p.quotes):
+            out |= self.addressed(p.quotes[self.quote].text)
+        return out
+
+    def anaphor(self, word: str, pi: int, pos: int) -> str | None:
+        """`the other`: in an exchange of two, the one whose turn it is; `the former` / `the
+        latter`: of the last two people the narration named together."""
+        p = self.paras[pi]
+        if word == "other":
+            return self.turn(pi, p)
+        text = blank_quotes(p, pos)
+        if not text.strip() and pi and self.paras[pi - 1].chapter == p.chapter:
+            text = blank_quotes(self.paras[pi - 1])
+        return self._pair_member(f"the {word}", text)
+
+    def _pair_member(self, anaphor: str, text: str) -> str | None:
+        found = sentences(text)
+        if not found:
+            return None
+        start, sentence = found[-1]
+        named = former_latter(sentence + " " + anaphor, self.cast.mentions(sentence))
+        return named[-1][2] if named else None
 
     # --- helpers -----------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bookmarks.stories.tags import PERSON_NOUNS, PRONOUN, STOP_WORDS, TITLES
+from bookmarks.stories.tags import PERSON_NOUNS, PRONOUN, STOP_WORDS, TITLES, mask_abbreviations
 
 MALE, FEMALE, NEUTER = "m", "f", "n"
 _TITLE_GENDER = {
@@ -205,7 +205,8 @@ def pronoun_votes(text: str, forms: dict[str, str]) -> dict[str, Counter]:
     pattern = re.compile(r"(?<![\w’'-])(" + alternatives
                          + r")(?![\w’'-])")
     votes: dict[str, Counter] = {}
-    for sentence in re.split(r"(?<=[.!?;])\s+|[“”\"]", text):
+    for sentence in re.split(r"(?<=[.!?;])\s+|[“”\"]", mask_abbreviations(text)):
+        sentence = sentence.replace("\u2024", ".")
         hits = list(pattern.finditer(sentence))
         for k, m in enumerate(hits):
             stop = hits[k + 1].start() if k + 1 < len(hits) else len(sentence)

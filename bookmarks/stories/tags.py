@@ -55,6 +55,9 @@ granny landlady landlord host hostess doctor captain clerk servant visitor guest
 king queen prince princess duke duchess master mistress housekeeper cook nurse gardener
 major colonel professor judge inspector sergeant lieutenant officer soldier sailor
 parson vicar rector priest widow baby infant friend companion
+lawyer butler footman coachman waiter porter clergyman curate bishop surgeon
+physician chemist farmer shepherd merchant student governess policeman constable detective
+secretary knight squire boatman ferryman fisherman beggar pedlar innkeeper
 """.split())
 STOP_WORDS = frozenset("""
 the a an and but or nor for so yet then than that this these those there here when where
@@ -74,16 +77,26 @@ _POSS = rf"{PROPER}[’']s\s+(?:[a-z]+\s+)?{_NOUN}(?![-\w])"
 _CAP_DESC = rf"(?:the|The)\s+{PROPER}"
 PRONOUN = r"(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|I|[Ww]e)"
 _GENERIC = r"the\s+(?!(?:same|other|others|one|rest|first|last|latter|former|whole|voice)\b)[a-z]{3,}"
-SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{PROPER}|{_GENERIC})"
+ANAPHOR = r"the\s+(?:other|latter|former)"  # `returned the other`: resolved by the exchange
+SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{PROPER}|{ANAPHOR}|{_GENERIC})"
 
 _LEAD = r"^[\s,.;:!?—–\-)(\[]*"
 _VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])")
 _SUBJ_VERB = re.compile(rf"{_LEAD}(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s+({VERB})\b(?!\s+(?:nothing|no\b))")
 _SENTENCE_END = re.compile(r"[.!?;](?:[’'”\")\]]*)\s+(?=[A-Z(“\"‘'_])")
+_ABBREVIATION = re.compile(r"\b(Mr|Mrs|Ms|Mme|Mlle|Dr|St|Messrs|Rev|Prof|Capt|Col|Gen|Lieut|Sgt|Jr|Sr|"
+                           r"[A-HJ-Z])\.(?=\s)")
+
+
+def mask_abbreviations(text: str) -> str:
+    """The text with the full stop of a title or an initial (`Mr.`, `Dr.`, `G. J.`) masked, so
+    it ends no sentence; offsets are kept."""
+    return _ABBREVIATION.sub(lambda m: m.group(1) + "\u2024", text)
 _INTRO = re.compile(r"^(?:(?:and|but|then|so|now|presently|here|there|still|yet|again|once\s+more|"
                     r"at\s+last|at\s+that|on\s+which|upon\s+which|after\s+a\s+(?:while|moment|"
                     r"pause)|however|meanwhile|just\s+then|at\s+this\s+moment|suddenly|finally|"
-                    r"instantly|afterwards),?\s+)+", re.I)
+                    r"instantly|afterwards|(?:at|in|on|by|near|from|with|to)\s+(?:the|a|an|his|her|"
+                    r"their)\s+[a-z-]+),?\s+)+", re.I)
 _MODAL = frozenset("to would could should might may must can will shall not never didn’t didn't "
                    "don’t don't cannot couldn’t couldn't wouldn’t wouldn't nobody".split())
 
@@ -119,7 +132,7 @@ def tag_after(seg: str) -> Tag | None:
 
 def last_sentence(seg: str) -> tuple[int, str]:
     """The last sentence of a piece of narration and where it starts."""
-    starts = [m.end() for m in _SENTENCE_END.finditer(seg)]
+    starts = [m.end() for m in _SENTENCE_END.finditer(mask_abbreviations(seg))]
     start = starts[-1] if starts else 0
     return start, seg[start:]
 
@@ -158,8 +171,8 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     sentence; (0, "") when it does but its subject is no one the text names; None when the
     verb is too far from the quotation."""
     after = sentence[v.end():]
-    if len(after.split()) > 9 or re.search(r"[.!?]", after.rstrip(" .!?:,;—–-")) \
-            or re.match(r"\s+(?:nothing|not|no)\b", after):
+    if len(after.split()) > 9 or re.search(r"[.!?;]", mask_abbreviations(after).rstrip(" .!?:,;—–-")) \
+            or re.match(r"\s+(?:nothing|not|no|never)\b", after):
         return None
     head = sentence[:v.start()]
     words = head.split()

@@ -1,0 +1,84 @@
+"""What a reader takes from the narration around a speech, for the stricter speaker rules
+(`attribution_rules.py`): the chain of main-clause subjects a pronoun continues, the people
+a tag names as listeners (`she said to Lucy`, `he told Mr. Utterson`), and what `the
+former` / `the latter` stand for."""
+
+from __future__ import annotations
+
+import re
+
+from bookmarks.stories.tags import _SENTENCE_END, PRONOUN, clause_subject, mask_abbreviations
+
+_SUBJECT_GENDER = {"he": "m", "she": "f", "it": "n"}
+
+
+def sentences(text: str) -> list[tuple[int, str]]:
+    """(start, sentence) of each sentence of a piece of narration; a title's or an initial's
+    full stop (`Mr.`, `G. J.`) ends none."""
+    starts = [0, *(m.end() for m in _SENTENCE_END.finditer(mask_abbreviations(text)))]
+    ends = [*starts[1:], len(text)]
+    return [(s, text[s:e]) for s, e in zip(starts, ends, strict=True) if text[s:e].strip()]
+
+
+def blank_quotes(p, upto: int | None = None) -> str:
+    """The paragraph's text up to `upto` with its quotations blanked (offsets kept)."""
+    text = p.text if upto is None else p.text[:upto]
+    for q in p.quotes:
+        if q.start < len(text):
+            end = min(q.end, len(text))
+            text = text[:q.start] + " " * (end - q.start) + text[end:]
+    return text
+
+
+_CLAUSE = re.compile(r"[;:]\s+|,?\s+(?:and|but|while|whereupon)\s+")
+
+
+def main_subjects(text: str) -> list[tuple[int, str]]:
+    """(where, subject as written) of each main clause's subject, the last clause of the last
+    sentence first (`Then he held up his forepaw as the Mole stepped down.` → `he`, not the
+    Mole; `Utterson said never a word; and the young man resumed.` → the young man first).
+    Asides in brackets are skipped."""
+    text = re.sub(r"\([^()]*\)", lambda m: " " * len(m.group(0)), text)
+    out = []
+    for start, sentence in reversed(sentences(text)):
+        cuts = [0, *(m.end() for m in _CLAUSE.finditer(sentence))]
+        for cut in reversed(cuts):
+            found = clause_subject(sentence[cut:])
+            if found:
+                out.append((start + cut + found[0], found[1]))
+    return out
+
+
+def pronoun_gender(subject: str) -> str | None:
+    """`he` → m, `she` → f, `it` → n; None for anything else."""
+    return _SUBJECT_GENDER.get(subject.casefold()) if re.fullmatch(PRONOUN, subject) else None
+
+
+# the listener named in a tag: `she said to Lucy`, `he told Mr. Utterson`, `asked the girl`
+_TO_LISTENER = re.compile(r"\b(?:to|told|tells|asked|asks|addressing|answered|thanked|"
+                          r"begged|bade|assured|reminded|warned|urged)\s+(?:her\s+|his\s+)?$")
+
+
+def listeners(text: str, mentions) -> set[str]:
+    """Characters a tag or a beat names as the one spoken to: the mention right after `to`,
+    `told`, `asked` … (`"Eat your dinner," she said to Lucy` — Lucy is not the speaker)."""
+    return {name for start, _, name, _ in mentions if _TO_LISTENER.search(text[:start])}
+
+
+_FORMER_LATTER = re.compile(r"\b(?:the\s+)?(former|latter)\b", re.I)
+
+
+def former_latter(text: str, mentions) -> list[tuple[int, int, str]]:
+    """(start, end, character) for each `the former` / `the latter` of a piece of narration:
+    the first / second of the last two different characters named before it (`Mr. Enfield
+    and the lawyer …; the former lifted up his cane` → Mr. Enfield)."""
+    out = []
+    for m in _FORMER_LATTER.finditer(text):
+        before: list[str] = []
+        for start, _, name, _ in sorted(mentions):
+            if start < m.start() and (not before or before[-1] != name):
+                before.append(name)
+        pair = [n for k, n in enumerate(before) if n not in before[k + 1:]][-2:]
+        if len(pair) == 2:
+            out.append((m.start(), m.end(), pair[0] if m.group(1).casefold() == "former" else pair[1]))
+    return out

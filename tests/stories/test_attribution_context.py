@@ -1,0 +1,106 @@
+"""The narration around a speech, read as a reader reads it (attribution_context.py and the
+rules in attribution_rules.py that use it), on text written for these tests: a ferryman,
+Mr. Drury, and his niece Bess, with a pedlar and a customs officer passing through."""
+
+from __future__ import annotations
+
+from bookmarks.stories.attribution_context import former_latter, listeners, main_subjects, sentences
+from bookmarks.stories.importers import parse_story
+from bookmarks.stories.tags import last_sentence, tag_before
+
+
+def said(text: str) -> dict[str, str]:
+    return {a.text: a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions}
+
+
+# --- sentences ----------------------------------------------------------------------------
+
+
+def test_a_title_or_an_initial_ends_no_sentence():
+    text = "The boat was late. She was talking to Mr. Drury, and G. H. Pell was asleep. "
+    assert [s.strip() for _, s in sentences(text)] == [
+        "The boat was late.", "She was talking to Mr. Drury, and G. H. Pell was asleep."]
+    assert last_sentence("It rained. Then said Mr. Drury, ")[1] == "Then said Mr. Drury, "
+    tag = tag_before("The rain had stopped. “Well,” said Mr. Drury, as soon as the boat had gone, ")
+    assert tag is not None and tag.subject == "Mr. Drury"
+
+
+def test_main_subjects_skip_subordinate_clauses_and_asides():
+    text = ("Mr. Drury pulled the oars in. Then he held out his hand as the pedlar climbed "
+            "down. (The pedlar, to look brave, whistled.) ")
+    assert [s for _, s in main_subjects(text)] == ["he", "Mr. Drury"]
+    clauses = "Bess said never a word; and the pedlar went on. "
+    assert [s for _, s in main_subjects(clauses)] == ["the pedlar", "Bess"]
+
+
+# --- pronouns -----------------------------------------------------------------------------
+
+
+def test_a_pronoun_continues_the_chain_of_main_subjects():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             "Mr. Drury pulled the oars in. Then he held out his hand as Tom Pell climbed "
+             'down. "Mind the step," he said.\n')
+    assert s["Mind the step."] == "Mr. Drury"  # not Tom Pell, the nearest subject
+
+
+def test_a_pronoun_chain_stops_at_someone_unknown():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             'Mr. Drury said never a word; and the boatman smiled. "It turns at six," said '
+             'he.\n')
+    assert "It turns at six." not in s  # the boatman is no one it knows: left as narration
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             'Mr. Drury said never a word; and the boatman went on. "It turns at six," said '
+             'he.\n')
+    assert s["It turns at six."] == "Boatman"  # `went on`: a speaker the text names so
+
+
+def test_the_one_spoken_to_is_not_the_speaker():
+    s = said('"Is that you, Bess?" called Mrs. Drury.\n\n"Yes, aunt," said Bess.\n\n'
+             'Mrs. Drury set down the lamp and looked at the door.\n\n'
+             '"Shut it behind you," she said to Bess.\n')
+    assert s["Shut it behind you."] == "Mrs. Drury"
+    text = "she said to Bess, and told Mr. Drury nothing"
+    mentions = [(text.index("Bess"), text.index("Bess") + 4, "Bess", False),
+                (text.index("Mr. Drury"), text.index("Mr. Drury") + 9, "Mr. Drury", False)]
+    assert listeners(text, mentions) == {"Bess", "Mr. Drury"}
+
+
+def test_a_pronoun_tag_is_not_the_one_the_quotation_calls_by_name():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             'Mr. Drury and Tom Pell stood on the jetty together.\n\n'
+             '"Go home, Tom," he said.\n')
+    assert s["Go home, Tom."] == "Mr. Drury"
+
+
+# --- the other, the former, the latter ------------------------------------------------------
+
+
+def test_the_other_is_the_one_whose_turn_it_is():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             '"Then we wait," said Mr. Drury.\n\n"For how long?" returned the other.\n')
+    assert s["For how long?"] == "Tom Pell"
+
+
+def test_the_former_and_the_latter_are_the_two_named_last():
+    s = said('"Good evening," said Mr. Drury.\n\n"Good evening," said Tom Pell.\n\n'
+             "Tom Pell and Mr. Drury walked on; and at the gate the former stopped. "
+             '"This is my house," he said.\n\n'
+             "Tom Pell thanked Mr. Drury at the door. "
+             '"It was nothing," answered the latter.\n')
+    assert s["This is my house."] == "Tom Pell"
+    assert s["It was nothing."] == "Mr. Drury"
+    text = "Tom Pell and Mr. Drury walked on; the former stopped"
+    mentions = [(0, 8, "Tom Pell", True), (13, 22, "Mr. Drury", True)]
+    assert former_latter(text, mentions) == [(text.index("the former"), text.index(" stopped"),
+                                              "Tom Pell")]
+
+
+# --- beats after a quotation --------------------------------------------------------------
+
+
+def test_a_beat_that_ends_the_paragraph_is_the_listener_s():
+    s = said('"Where is the boat?" asked Mr. Drury.\n\n'
+             '"Here it is." Mr. Drury nodded.\n\n'
+             '"Is it yours?" Tom Pell laughed. "It is mine now."\n')
+    assert "Here it is." not in s  # a reply to him, not his: left as narration
+    assert s["Is it yours? It is mine now."] == "Tom Pell"  # the beat between his quotations
