@@ -8,6 +8,7 @@ memory requests, a line for the actor) and `GET /v1/models`; real HTTP, so the a
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -110,10 +111,18 @@ def scripted_server(responder=None, streams: bool = True, context: int | None = 
         yield url
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A client that hung up (an app stopped mid-request, a cancelled stream) is not an
+        error of the server's; anything else is printed as usual."""
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def serving(handler):
     """Serve `handler` on a free 127.0.0.1 port in a thread; yields the /v1 base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
