@@ -35,6 +35,7 @@ from bookmarks.stories.attribution_context import (
     pronoun_gender,
     sentences,
 )
+from bookmarks.stories.attribution_turns import TurnRules
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
@@ -48,7 +49,7 @@ _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
 _PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 
 
-class StrictResolver(Resolver):
+class StrictResolver(TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
     def explicit(self, pi: int, p, i: int) -> str | None:
@@ -223,7 +224,9 @@ class StrictResolver(Resolver):
             return None
         if len(spoke) >= 2 and spoke[0] == listener:  # a reply to the one who just spoke
             return spoke[1]
-        return None  # `"Nell, …"` right after Tom: Tom again, or someone new; unsure
+        if len(spoke) == 2 and spoke[1] == listener and self.recent[-2:] == [listener, spoke[0]]:
+            return spoke[0]  # the two alone, and the last speaker calls the other again
+        return None  # `"Nell, …"` right after Tom, or a third near: Tom again, or someone new
 
 
 def attribute_dialogue(

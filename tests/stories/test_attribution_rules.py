@@ -94,7 +94,13 @@ def test_a_vocative_vetoes_the_turn_it_names():
     s = said('"Where were you?" asked Nell.\n\n'
              '"At the mill," said Tom.\n\n'
              '"Nell, you know I was."\n')
-    assert s['"Nell, you know I was."'] == "narration"  # the turn would give it to Nell
+    # the turn would give it to Nell, who is called: of the two alone, it is Tom going on
+    assert s["Nell, you know I was."] == "Tom"
+    s = said('"Where were you?" asked Nell.\n\n'
+             '"Out," said Harker.\n\n'
+             '"At the mill," said Tom.\n\n'
+             '"Nell, you know I was."\n')
+    assert s['"Nell, you know I was."'] == "narration"  # Harker or Tom: a third is near
 
 
 def test_an_unknown_speaker_stays_narration_and_breaks_the_turns():

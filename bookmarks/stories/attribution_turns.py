@@ -1,0 +1,143 @@
+"""Turn-taking in a running exchange, for the stricter speaker rules (mixed into
+`attribution_rules.StrictResolver` before `attribute.Resolver`):
+
+- **Narration between turns.** A short narration paragraph between two lines of an
+  exchange of two keeps the exchange when it brings nobody else in: one that only sets the
+  scene (`This was invitation enough.`) lets the alternation go on; one where the one whose
+  turn it was answers in reported speech or by a gesture (`He expressed his regret.`, `Mr.
+  Hale made no answer.`, `She nodded.`) is that one's turn, so the next untagged line is
+  the other's. Any other action of theirs (`Miss Lane seemed interested.`) leaves the next
+  line unsure.
+- **Who is spoken to.** A speaker's line or narration that names the one listener (`She was
+  talking to Mr. Hale`, `he said to his son`) makes the two an exchange, so an untagged
+  reply right after is the listener's.
+- **Vocatives.** An untagged line that calls X by name, in an exchange of X and one other
+  speaker with nobody else named since, is the other's, whoever spoke last; a title or
+  `dear` before the name (`Miss Lucy:`, `my dear Mr. Hale!`) still makes it a call.
+Where they are unsure, the line stays narration.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bookmarks.stories.attribution_context import blank_quotes, listeners, main_subjects, pronoun_gender
+from bookmarks.stories.tags import PERSON_NOUNS, TITLES, VERB, mask_abbreviations
+
+BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
+_NOUNS = "|".join(sorted(PERSON_NOUNS))
+_ANSWER = re.compile(rf"\b(?:{VERB}|expressed|assented|apologi[sz]ed|thanked|denied|nodded|"
+                     r"shook\s+(?:his|her)\s+head|made\s+no\s+(?:answer|reply)|did\s+not\s+(?:answer|"
+                     r"reply)|was\s+silent|said\s+nothing)\b")
+_CALL = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+)"
+                   rf"(?:(?:{TITLES})\.?\s+)?$")
+
+
+class TurnRules:
+    bridge = -1  # a narration paragraph the exchange goes on across
+
+    def addressed(self, text: str) -> set[str]:
+        """Characters a quotation calls by name: at its start or after a comma, a dash, `dear`
+        or `oh`, a title allowed (`"Miss Lucy: you will …"`), and followed by a stop."""
+        out = set()
+        for start, end, name, _ in self.cast.mentions(text):
+            before, after = text[:start].rstrip(), text[end:end + 2]
+            if _CALL.search(before + (" " if before else "")) and (not after or after[:1] in ",!?.;:—–-"):
+                out.add(name)
+        return out
+
+    def turn(self, pi: int, p) -> str | None:
+        if self.bridge == pi - 1 and pi and not any(self.paras[pi - 1].speakers):
+            saved, self.took_turn = self.took_turn, pi - 1  # the exchange goes on across it
+            try:
+                who = super().turn(pi, p)
+            finally:
+                self.took_turn = saved
+            return who or self.vocative(pi, p)
+        return super().turn(pi, p)
+
+    def update_exchange(self, p, speech: list[int]) -> None:
+        pi = self.paras.index(p)
+        said = [s for s in p.speakers if s]
+        if said or speech or p.quotes:
+            super().update_exchange(p, speech)
+            if said and len(self.recent) == 1 and (heard := self._listener(pi, said[-1])):
+                self.recent.insert(0, heard)  # `She was talking to Mr. Hale.`: the two talk
+            return
+        if not self.recent or len(p.text.split()) > BRIDGE_WORDS \
+                or not pi or not any(self.paras[pi - 1].speakers):
+            super().update_exchange(p, speech)
+            return
+        if len(self.recent) == 1:  # `Mr. Crowe replied that he would walk.`: the second of two
+            subjects = [n for n in self._subjects(p, set(self.cast.people)) if n != self.recent[-1]]
+            if len(subjects) == 1 and _ANSWER.search(p.text) and not self._strangers(p, {*subjects,
+                                                                                       *self.recent}):
+                self.recent.append(subjects[0])
+                self.took_turn = pi
+                return
+            super().update_exchange(p, speech)
+            return
+        last, other = self.recent[-1], self.recent[-2]
+        named = {n for _, _, n, _ in self.cast.mentions(p.text)}
+        if named - {last, other}:
+            super().update_exchange(p, speech)  # someone else comes in
+            return
+        referred = self._referred(p, {last, other})
+        if not named and referred == set() and not self._strangers(p, set()):
+            self.bridge = pi  # `This was invitation enough.`: the turns go on
+            return
+        subjects = self._subjects(p, {last, other})
+        answer = _ANSWER.search(blank_quotes(p))
+        if subjects == [other] and answer:
+            self.recent.append(other)  # `He expressed his regret.`: the other's turn
+            self.took_turn = pi
+        elif subjects == [last] and answer:
+            self.bridge = pi  # the last speaker says a little more: still the other's turn
+        # else `Miss Lane seemed interested.`: who speaks next is unsure (no turn is given)
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def _strangers(self, p, known: set[str]) -> bool:
+        """Whether the paragraph names someone the rules cannot place: a name that is none of
+        `known`'s, or a person described (`the doctor came in`, `the maid wept`)."""
+        text = p.text
+        for start, end, name, _ in self.cast.mentions(text):
+            if name in known:
+                text = text[:start] + " " * (end - start) + text[end:]
+        for m in re.finditer(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+)", mask_abbreviations(text)):
+            if m.group(1) != "I" and self.cast.checker.is_name_word(m.group(1)):
+                return True
+        return bool(re.search(rf"\b(?:{_NOUNS})s?\b", text))
+
+    def _referred(self, p, pair: set[str]) -> set[str] | None:
+        """The pair members a narration paragraph refers to by `he`/`she` (the one of that
+        gender); None when a pronoun fits neither or both."""
+        people: set[str] = set()
+        for word in re.findall(r"\b(?:he|she|him|his|her)\b", p.text, re.I):
+            g = "m" if word.casefold() in ("he", "him", "his") else "f"
+            fits = {n for n in pair if g in self.cast.gender(n)}
+            if len(fits) != 1:
+                return None
+            people |= fits
+        return people
+
+    def _subjects(self, p, pair: set[str]) -> list[str]:
+        """The pair members who are the main subjects of the paragraph's sentences."""
+        out: list[str] = []
+        for _, subject in reversed(main_subjects(p.text)):
+            if (g := pronoun_gender(subject)) in ("m", "f"):
+                fits = [n for n in pair if g in self.cast.gender(n)]
+                who = fits[0] if len(fits) == 1 else None
+            else:
+                who = self.cast.lookup(subject)
+            if who in pair and who not in out:
+                out.append(who)
+        return out
+
+    def _listener(self, pi: int, speaker: str) -> str | None:
+        """The one character the paragraph names as spoken to, other than the speaker."""
+        p = self.paras[pi]
+        text = blank_quotes(p)
+        heard = listeners(text, self.cast.mentions(text)) - {speaker}
+        heard |= {n for q in p.quotes if q.speech for n in self.addressed(q.text)} - {speaker}
+        return heard.pop() if len(heard) == 1 else None

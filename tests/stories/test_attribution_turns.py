@@ -1,0 +1,64 @@
+"""Turn-taking across narration, listeners and vocatives (attribution_turns.py), on text
+written for these tests: Mrs. Hale and her lodger, Mr. Crowe, at breakfast."""
+
+from __future__ import annotations
+
+from bookmarks.stories.importers import parse_story
+
+
+def said(text: str) -> dict[str, str]:
+    return {a.text: a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions}
+
+
+START = ('"More tea?" asked Mrs. Hale.\n\n'
+         '"Thank you, no," said Mr. Crowe.\n\n')
+
+
+def test_narration_that_only_sets_the_scene_lets_the_turns_go_on():
+    s = said(START + "The clock on the stair struck nine.\n\n"
+             '"Then you will be late."\n\n"I am always late."\n')
+    assert s["Then you will be late."] == "Mrs. Hale"
+    assert s["I am always late."] == "Mr. Crowe"
+
+
+def test_an_answer_in_reported_speech_is_that_one_s_turn():
+    s = said('"Will you want the trap today?" asked Mrs. Hale.\n\n'
+             "Mr. Crowe replied that he would walk.\n\n"
+             '"In this rain?"\n\n"The rain will stop."\n')
+    assert s["In this rain?"] == "Mrs. Hale"
+    assert s["The rain will stop."] == "Mr. Crowe"
+    s = said(START + "He expressed his thanks.\n\n"
+             '"Then you will be late."\n')
+    assert s["Then you will be late."] == "Mrs. Hale"  # `He` is the one man of the two
+
+
+def test_any_other_action_of_the_one_whose_turn_it_was_leaves_the_next_line_unsure():
+    s = said('"Will you want the trap today?" asked Mrs. Hale.\n\n'
+             '"Thank you, no," said Mr. Crowe.\n\n'
+             '"Then you will be late," said Mrs. Hale.\n\n'
+             "Mr. Crowe looked out at the rain.\n\n"
+             '"I am always late."\n')
+    assert s['"I am always late."'] == "narration"  # he may answer, or she go on
+
+
+def test_narration_naming_someone_else_ends_the_exchange():
+    s = said(START + "Then the door opened and Dr. Lamb came in with the post.\n\n"
+             '"Then you will be late."\n')
+    assert s['"Then you will be late."'] == "narration"
+
+
+def test_the_listener_a_speaker_names_makes_the_two_an_exchange():
+    s = said("Mrs. Hale was pouring out. She was talking to Mr. Crowe across the table. "
+             '"The milk is sour again," she said.\n\n'
+             '"Is it?"\n\n"It is."\n')
+    assert s["Is it?"] == "Mr. Crowe"
+    assert s["It is."] == "Mrs. Hale"
+
+
+def test_a_vocative_with_a_title_or_dear_is_a_call():
+    s = said(START + "The clock on the stair struck nine.\n\n"
+             '"Then you will be late."\n\n'
+             '"Late! My dear Mrs. Hale, I am never late."\n\n'
+             '"You are late every day, Mr. Crowe: every single day."\n')
+    assert s["Late! My dear Mrs. Hale, I am never late."] == "Mr. Crowe"
+    assert s["You are late every day, Mr. Crowe: every single day."] == "Mrs. Hale"
