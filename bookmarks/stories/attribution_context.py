@@ -21,30 +21,38 @@ def sentences(text: str) -> list[tuple[int, str]]:
 
 
 def blank_quotes(p, upto: int | None = None) -> str:
-    """The paragraph's text up to `upto` with its quotations blanked (offsets kept)."""
+    """The paragraph's text up to `upto` with its quotations blanked (offsets kept); one that
+    ends a sentence (`… like?” But Poole was …`) leaves its full stop."""
     text = p.text if upto is None else p.text[:upto]
     for q in p.quotes:
         if q.start < len(text):
             end = min(q.end, len(text))
-            text = text[:q.start] + " " * (end - q.start) + text[end:]
+            stop = q.text.rstrip(" _’'”\"")[-1:] in ".!?" and p.text[q.end:].lstrip()[:1].isupper()
+            blank = " " * (end - q.start - 1) + ("." if stop and end == q.end else " ")
+            text = text[:q.start] + blank + text[end:]
     return text
 
 
-_CLAUSE = re.compile(r"[;:]\s+|,?\s+(?:and|but|while|whereupon)\s+")
+_CLAUSE = re.compile(r"[;:]\s+|,?\s+(?:and|but)\s+")
 
 
-def main_subjects(text: str) -> list[tuple[int, str]]:
+def main_subjects(text: str, spans: bool = False) -> list:
     """(where, subject as written) of each main clause's subject, the last clause of the last
     sentence first (`Then he held up his forepaw as the Mole stepped down.` → `he`, not the
     Mole; `Utterson said never a word; and the young man resumed.` → the young man first).
-    Asides in brackets are skipped."""
+    Asides in brackets are skipped. `spans`: (where, subject or "", clause start, clause end)
+    for every clause, with or without a subject found."""
     text = re.sub(r"\([^()]*\)", lambda m: " " * len(m.group(0)), text)
     out = []
     for start, sentence in reversed(sentences(text)):
         cuts = [0, *(m.end() for m in _CLAUSE.finditer(sentence))]
-        for cut in reversed(cuts):
+        ends = [*(m.start() for m in _CLAUSE.finditer(sentence)), len(sentence)]
+        for cut, end in reversed(list(zip(cuts, ends, strict=True))):
             found = clause_subject(sentence[cut:])
-            if found:
+            if spans:
+                at = start + cut + found[0] if found else start + cut
+                out.append((at, found[1] if found else "", start + cut, start + end))
+            elif found:
                 out.append((start + cut + found[0], found[1]))
     return out
 

@@ -102,13 +102,20 @@ class StrictResolver(TurnRules, Resolver):
         description of a fitting gender is the one."""
         p = self.paras[pi]
         text = blank_quotes(p, pos)
-        for at, subject in main_subjects(text):
+        if not text.strip() and pi and self.paras[pi - 1].chapter == p.chapter \
+                and not any(q.speech for q in self.paras[pi - 1].quotes):
+            text = blank_quotes(self.paras[pi - 1])  # `X did so.` ¶ `"…," he asked.`
+        for at, subject, start, end in main_subjects(text, spans=True):
             if pronoun_gender(subject) is not None:
                 continue
             if re.fullmatch(ANAPHOR, " ".join(subject.casefold().split())):
                 who = self._pair_member(subject, text[:at])
             else:
-                who = self.cast.lookup(subject)
+                who = self.cast.lookup(subject) if subject else None
+            if who is None and not (subject and _PERSON.search(subject)) and at == start \
+                    and (not start or text[:start].rstrip()[-1:] in ".!?"):
+                # `That evening Mr. Utterson came home`: a sentence's first named subject
+                who = next((n for _, _, n, s in self.cast.mentions(text[start:end]) if s), None)
             if who and (fits_gender(g, gs := self.cast.gender(who)) or not gs):
                 return who
             if who is None and _PERSON.search(subject):

@@ -205,7 +205,7 @@ def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) 
     for p in paras:
         for k in range(len(p.segs)):
             for m in _FULL_NAME.finditer(p.seg(k)):
-                name = checker.clean(m.group(0))
+                name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))
                 if name and len(name.split()) > 1 and name.split()[-1] in single:
                     out.setdefault(name, name)
     return out
@@ -219,7 +219,7 @@ def _named_persons(paras: list[Para], checker: NameChecker, found: dict[str, str
     for p in paras:
         for k in range(len(p.segs)):
             for m in re.finditer(rf"(?<![\w’'-]){PROPER}(?![\w’'-])", clean(p.seg(k))):
-                name = checker.clean(m.group(0))
+                name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))  # not `Jekyll’s`
                 if name and name not in found and gender_from_name(name):
                     out.setdefault(name, name)
     return out

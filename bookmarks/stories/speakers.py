@@ -100,8 +100,9 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
     nephew` stays, `her mother` → `Mother`, `Dutifully Scribney` → `Scribney`. `nouns`: other
     lower-case nouns the text makes speakers (`the wub`, when it speaks more than once)."""
     s = " ".join(surface.split())
-    if re.fullmatch(PRONOUN, s) or s.casefold() in ("them", "him", "her", "me", "us"):
-        return None
+    if re.fullmatch(PRONOUN, s) or s.casefold() in ("them", "him", "her", "me", "us") \
+            or re.fullmatch(r"the (?:other|latter|former)", s.casefold()):
+        return None  # `the other` is whoever's turn it is, not a character
     article = re.match(r"^(?:the|a|an|The|A|An)\s+", s)
     if m := re.match(r"^(?:his|her|their|my|our|your)\s+(.+)$", s, re.I):
         rest = m.group(1)  # `her mother`: named by the relation, as the text names her

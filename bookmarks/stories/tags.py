@@ -190,10 +190,15 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     return 0, ""
 
 
+_ASIDE = re.compile(r",\s*(?:as|when|while|though|although|if|because|since|before|after|until|"
+                    r"whilst)\b[^,;:]*,")
+
+
 def last_subject(head: str) -> tuple[int, str] | None:
     """The last subject (a name, description or pronoun followed by a verb) in the clause
     before a coordinated speech verb: `The Dormouse shook its head, and said`."""
     clause_start = max(head.rfind(";"), head.rfind(":")) + 1
+    head = _ASIDE.sub(lambda m: " " * len(m.group(0)), head)  # `The newsboys, as he went, were`
     found = None
     for m in re.finditer(rf"(?<![\w’'-])(?=(?P<s>{SUBJ})(?:,\s+[^,]{{1,60}},)?\s+(?:{ADV}\s+){{0,2}}"
                          r"(?P<v>[a-z][a-z’']*))", head[clause_start:]):

@@ -5,7 +5,10 @@ Mr. Drury, and his niece Bess, with a pedlar and a customs officer passing throu
 from __future__ import annotations
 
 from bookmarks.stories.attribution_context import former_latter, listeners, main_subjects, sentences
+from bookmarks.stories.dialogue import Cast, _read
 from bookmarks.stories.importers import parse_story
+from bookmarks.stories.quotes import quote_style
+from bookmarks.stories.speakers import NameChecker
 from bookmarks.stories.tags import last_sentence, tag_before
 
 
@@ -104,3 +107,36 @@ def test_a_beat_that_ends_the_paragraph_is_the_listener_s():
              '"Is it yours?" Tom Pell laughed. "It is mine now."\n')
     assert "Here it is." not in s  # a reply to him, not his: left as narration
     assert s["Is it yours? It is mine now."] == "Tom Pell"  # the beat between his quotations
+
+
+# --- the paragraph before, and what is no character ------------------------------------------
+
+
+def test_a_tag_at_the_start_takes_its_pronoun_from_the_narration_before():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             "That evening Mr. Drury came home late, while Tom Pell slept by the fire.\n\n"
+             '"I thought as much," he said.\n')
+    assert s["I thought as much."] == "Mr. Drury"  # not Tom Pell, named later in the paragraph
+
+
+def test_a_quotation_that_ends_a_sentence_ends_it_for_the_narration_too():
+    s = said("Mr. Drury stopped at the door and spoke with Tom Pell. "
+             '"Is the boat in?" he asked. "The wind has dropped." But Tom Pell was sure it was '
+             'not; "and it will not be till six," he added.\n')
+    assert s["and it will not be till six."] == "Tom Pell"
+
+
+def test_an_aside_in_a_tag_is_not_its_subject():
+    said_by = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+                   'The newsboys, as he went, were crying along the quay: "Wreck off the point!"\n')
+    assert said_by['The newsboys, as he went, were crying along the quay: "Wreck off the point!"'] \
+        == "narration"  # a group the rules do not know, not `he`
+
+
+def test_a_possessive_is_no_character_of_its_own():
+    text = ('"Is the clock right?" asked Mrs. Drury.\n\nMrs. Drury looked at it. It was Tom '
+            "Pell’s old clock, and the key was Mr. Lamb’s.")
+    paras = _read([(1, t, None) for t in text.split("\n\n")], quote_style(text))
+    people = set(Cast(paras, NameChecker(text), None).people)
+    assert {"Tom Pell", "Mr. Lamb"} <= people
+    assert not {n for n in people if n.endswith(("’s", "'s"))}
