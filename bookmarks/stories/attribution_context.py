@@ -33,7 +33,7 @@ def blank_quotes(p, upto: int | None = None) -> str:
     return text
 
 
-_CLAUSE = re.compile(r"[;:]\s+|,?\s+(?:and|but)\s+")
+_CLAUSE = re.compile(r"[;:]\s+|,\s+(?:and|but)\s+")
 
 
 def main_subjects(text: str, spans: bool = False) -> list:

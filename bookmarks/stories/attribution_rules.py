@@ -39,7 +39,7 @@ from bookmarks.stories.attribution_turns import TurnRules
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
-from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS
+from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, beat, tag_before
 
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
@@ -58,7 +58,24 @@ class StrictResolver(TurnRules, Resolver):
 
     def _explicit(self, pi: int, p, i: int) -> tuple[str | None, str]:
         who, how = super()._explicit(pi, p, i)
-        return (None, "unknown") if who is None and self.stage == "unsure" else (who, how)
+        if who is None and self.stage == "unsure":
+            return None, "unknown"
+        if who is None and how == "" and i == 0 and not p.seg(0).strip() and pi \
+                and self.paras[pi - 1].chapter == p.chapter and self.paras[pi - 1].quotes:
+            if found := self._introduced_after_speech(pi - 1):
+                return found, "introduced"
+        return who, how
+
+    def _introduced_after_speech(self, pi: int) -> str | None:
+        """A speech paragraph whose closing narration introduces the next paragraph's speech
+        (`"…" Her voice faded away … at last Miss Lane rose with a sigh, and said:`)."""
+        p = self.paras[pi]
+        k = len(p.segs) - 1
+        seg = p.seg(k)
+        if not seg.rstrip().endswith(":") or len(seg.split()) < 3:
+            return None
+        tag = tag_before(seg) or beat(seg)
+        return self.resolve(tag, pi, p.segs[k][0] + tag.start) if tag else None
 
     def resolve(self, tag, pi: int, pos: int) -> str | None:
         subject = " ".join(tag.subject.casefold().split())
@@ -71,6 +88,11 @@ class StrictResolver(TurnRules, Resolver):
             self.stage = "listener"  # `"…, Poole," he said` / `she said to Lucy`: not them
             others = self._others(g, pi, who) - self._listeners(pi, pos)
             return others.pop() if len(others) == 1 else None
+        if who is None and g and self.stage != "unsure" and (heard := self._listeners(pi, pos)):
+            pair = {n for n in self.recent[-2:] if g in self.cast.gender(n)}
+            if len(pair) == 2 and len(pair - heard) == 1:
+                self.stage = "listener"  # `he observed to the Mole`: the other of the two
+                return (pair - heard).pop()
         return who
 
     def pronoun(self, g: str, pi: int, pos: int) -> str | None:

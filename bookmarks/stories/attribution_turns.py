@@ -47,6 +47,12 @@ class TurnRules:
         return out
 
     def turn(self, pi: int, p) -> str | None:
+        who = self._turn(pi, p)
+        if who and who in listeners(blank_quotes(p), self.cast.mentions(blank_quotes(p))):
+            return None  # `"…," he observed to the Mole`: the turn would give it to the Mole
+        return who
+
+    def _turn(self, pi: int, p) -> str | None:
         if self.bridge == pi - 1 and pi and not any(self.paras[pi - 1].speakers):
             saved, self.took_turn = self.took_turn, pi - 1  # the exchange goes on across it
             try:
@@ -60,9 +66,13 @@ class TurnRules:
         pi = self.paras.index(p)
         said = [s for s in p.speakers if s]
         if said or speech or p.quotes:
+            before = list(self.recent)
             super().update_exchange(p, speech)
             if said and len(self.recent) == 1 and (heard := self._listener(pi, said[-1])):
                 self.recent.insert(0, heard)  # `She was talking to Mr. Hale.`: the two talk
+            elif said and len(self.recent) > 2 and before and self.recent[-2] == before[-1] \
+                    and said == [self.recent[-1]] and self._called(pi - 1, said[-1]):
+                self.recent = self.recent[-2:]  # `"No, Lucy, …"` ¶ `"…," said Lucy.`: those two
             return
         if not self.recent or len(p.text.split()) > BRIDGE_WORDS \
                 or not pi or not any(self.paras[pi - 1].speakers):
@@ -133,6 +143,10 @@ class TurnRules:
             if who in pair and who not in out:
                 out.append(who)
         return out
+
+    def _called(self, pi: int, name: str) -> bool:
+        """Whether paragraph pi's speech calls `name` by name."""
+        return pi >= 0 and any(name in self.addressed(q.text) for q in self.paras[pi].quotes if q.speech)
 
     def _listener(self, pi: int, speaker: str) -> str | None:
         """The one character the paragraph names as spoken to, other than the speaker."""

@@ -136,6 +136,10 @@ def mark_scare_quotes(p: str, quotes: list[Quote], speakerish: set[int] | None =
                 and (not terminal or inner.endswith("-")) and len(letters) > 1:
             q.speech = False  # 'DRINK ME', 'ORANGE MARMALADE'
             continue
+        if k not in speakerish and re.search(r"\b(?:a|an|the|his|her|their|its|my|our|your|this|that)\s*$",
+                                             p[:q.start], re.I):
+            q.speech = False  # `a swirl of water and a 'cloop!'`: a word used as a noun
+            continue
         if k in speakerish or terminal or not q.closed:
             continue
         before = p[:q.start].rstrip(" _")

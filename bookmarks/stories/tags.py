@@ -71,7 +71,8 @@ suddenly presently meanwhile afterwards later soon instantly dear poor old young
 chapter book part volume mrs mr miss ms dr sir lady lord madam god heaven
 """.split())
 _NOUN = "(?:" + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True)) + ")"
-_DESC = (rf"(?:the|his|her|their|my|our|your|a|an)\s+(?:(?!said\b|{_NOUN}\b)[a-z]+\s+){{0,2}}"
+_DESC = (rf"(?:[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Mm]y|[Oo]ur|[Yy]our|a|an|A|An)\s+"
+         rf"(?:(?!said\b|{_NOUN}\b)[a-z]+\s+){{0,2}}"
          rf"{_NOUN}(?![-\w])")
 _POSS = rf"{PROPER}[’']s\s+(?:[a-z]+\s+)?{_NOUN}(?![-\w])"
 _CAP_DESC = rf"(?:the|The)\s+{PROPER}"
@@ -96,7 +97,8 @@ _INTRO = re.compile(r"^(?:(?:and|but|then|so|now|presently|here|there|still|yet|
                     r"at\s+last|at\s+that|on\s+which|upon\s+which|after\s+a\s+(?:while|moment|"
                     r"pause)|however|meanwhile|just\s+then|at\s+this\s+moment|suddenly|finally|"
                     r"instantly|afterwards|(?:at|in|on|by|near|from|with|to)\s+(?:the|a|an|his|her|"
-                    r"their)\s+[a-z-]+),?\s+)+", re.I)
+                    r"their|this|that|these|those)\s+[a-z-]+|(?:when|as|while|after|before|though|"
+                    r"although|if|since|until|once)\s+[^,;:.!?]{1,80},),?\s+)+", re.I)
 _MODAL = frozenset("to would could should might may must can will shall not never didn’t didn't "
                    "don’t don't cannot couldn’t couldn't wouldn’t wouldn't nobody".split())
 
@@ -208,6 +210,8 @@ def last_subject(head: str) -> tuple[int, str] | None:
         if m.group("v") in _NOT_VERBS or re.search(r"\b(?:to|at|with|for|from|on|upon|by|of|than|like|"
                                                    r"into|that|whether|if)\s+$", pre):
             continue
+        if found and clause_start + m.start("s") < found[0] + len(found[1]):
+            continue  # `Mrs. Drury put` is not `Drury put`
         found = (clause_start + m.start("s"), m.group("s"))
     return found
 

@@ -140,3 +140,40 @@ def test_a_possessive_is_no_character_of_its_own():
     people = set(Cast(paras, NameChecker(text), None).people)
     assert {"Tom Pell", "Mr. Lamb"} <= people
     assert not {n for n in people if n.endswith(("’s", "'s"))}
+
+
+def test_a_described_stranger_at_a_sentence_start_stops_the_pronoun():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             "The young man stepped down into the boat.\n\n"
+             '"My uncle is ill," he said.\n')
+    assert "My uncle is ill." not in s  # `The young man` is no one the cast knows
+
+
+def test_a_subordinate_clause_before_the_subject_is_skipped():
+    s = said('"Good evening," said Mr. Drury.\n\n"Good evening," said Tom Pell.\n\n'
+             "Mr. Drury and Tom Pell were on the jetty; but when they came to the steps, the "
+             "former lifted his lamp.\n\n"
+             '"Look at the water," he said.\n')
+    assert s["Look at the water."] == "Mr. Drury"
+
+
+def test_a_speech_paragraph_that_ends_by_introducing_the_next_speech():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n'
+             '"Not yet," said Tom Pell, and looked at the clock. Nobody spoke for a while, and '
+             "at last Mrs. Drury put down her sewing and said:\n\n"
+             '"Then we must wait."\n')
+    assert s["Then we must wait."] == "Mrs. Drury"
+
+
+def test_the_one_a_tag_speaks_to_is_neither_the_pronoun_nor_the_turn():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             '"Then we wait," said Mr. Drury.\n\n'
+             '"Hold the rope meanwhile," he said to Tom Pell.\n')
+    assert s["Hold the rope meanwhile."] == "Mr. Drury"  # of the two men, the one not spoken to
+
+
+def test_a_word_used_as_a_noun_is_no_speech():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             'There was a splash and a "plop!" from the jetty.\n')
+    assert set(s.values()) - {"narration"} == {"Mr. Drury", "Tom Pell"}
+    assert 'There was a splash and a "plop!" from the jetty.' in s

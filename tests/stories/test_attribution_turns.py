@@ -62,3 +62,12 @@ def test_a_vocative_with_a_title_or_dear_is_a_call():
              '"You are late every day, Mr. Crowe: every single day."\n')
     assert s["Late! My dear Mrs. Hale, I am never late."] == "Mr. Crowe"
     assert s["You are late every day, Mr. Crowe: every single day."] == "Mrs. Hale"
+
+
+def test_a_reply_to_one_who_called_you_makes_the_two_an_exchange():
+    s = said('"A fine morning," said Mr. Crowe.\n\n'
+             '"I will clear, then. No, Nell, sit still," said Mrs. Hale.\n\n'
+             '"You do everything," said Nell.\n\n'
+             '"Someone must."\n\n"Let me help."\n')
+    assert s["Someone must."] == "Mrs. Hale"  # Mrs. Hale called Nell, Nell answered
+    assert s["Let me help."] == "Nell"
