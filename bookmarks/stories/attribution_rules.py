@@ -138,8 +138,8 @@ class StrictResolver(TurnRules, Resolver):
                     and (not start or text[:start].rstrip()[-1:] in ".!?"):
                 # `That evening Mr. Utterson came home`: a sentence's first named subject
                 who = next((n for _, _, n, s in self.cast.mentions(text[start:end]) if s), None)
-            if who and (fits_gender(g, gs := self.cast.gender(who)) or not gs):
-                return who
+            if who and (fits_gender(g, gs := self.cast.gender(who)) or (not gs and g != "n")):
+                return who  # `it` is an animal the text calls so, never someone of unknown sex
             if who is None and _PERSON.search(subject):
                 return UNSURE  # `and the young man resumed. "…," said he`: someone it does not know
         return None
@@ -173,6 +173,18 @@ class StrictResolver(TurnRules, Resolver):
         start, sentence = found[-1]
         named = former_latter(sentence + " " + anaphor, self.cast.mentions(sentence))
         return named[-1][2] if named else None
+
+    def _alone(self, pi: int, pair: set[str]) -> bool:
+        """No other speaker of the text is named in the last few paragraphs (a description,
+        `the girl`, may be one of the two)."""
+        named = {n for n in self.cast.speakers - pair if n[:1].isupper() and not _described(self.cast, n)}
+        for back in range(0, LOOKBACK + 2):
+            k = pi - back
+            if k < 0 or self.paras[k].chapter != self.paras[pi].chapter:
+                break
+            if {n for _, n, _ in self.events[k]} & named:
+                return False
+        return True
 
     # --- helpers -----------------------------------------------------------------------
 
@@ -253,9 +265,17 @@ class StrictResolver(TurnRules, Resolver):
             return None
         if len(spoke) >= 2 and spoke[0] == listener:  # a reply to the one who just spoke
             return spoke[1]
-        if len(spoke) == 2 and spoke[1] == listener and self.recent[-2:] == [listener, spoke[0]]:
+        if len(spoke) == 2 and spoke[1] == listener and self.recent[-2:] == [listener, spoke[0]] \
+                and self._alone(pi, set(spoke)):
             return spoke[0]  # the two alone, and the last speaker calls the other again
         return None  # `"Nell, …"` right after Tom, or a third near: Tom again, or someone new
+
+
+def _described(cast, name: str) -> bool:
+    """A character the text names only by a description (`the girl`, `the lawyer`)."""
+    person = cast.people.get(name)
+    return bool(person) and all(re.match(r"(?:the|a|an)\s+[a-z]", f, re.I) or f.split()[-1].islower()
+                                or f.casefold() in PERSON_NOUNS for f in person.forms)
 
 
 def attribute_dialogue(

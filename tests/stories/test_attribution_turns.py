@@ -71,3 +71,11 @@ def test_a_reply_to_one_who_called_you_makes_the_two_an_exchange():
              '"Someone must."\n\n"Let me help."\n')
     assert s["Someone must."] == "Mrs. Hale"  # Mrs. Hale called Nell, Nell answered
     assert s["Let me help."] == "Nell"
+
+
+def test_a_vocative_of_two_needs_the_two_alone():
+    base = ('"Good night," said Harker.\n\nThe fire was low.\n\nThe wind rose.\n\n{}\n\n'
+            '"Where were you?" asked Nell.\n\n"At the mill," said Tom.\n\n"Nell, you know I was."\n')
+    assert said(base.format("The clock struck twelve."))["Nell, you know I was."] == "Tom"
+    s = said(base.format("Harker was asleep by the fire."))
+    assert s['"Nell, you know I was."'] == "narration"  # Harker is there too
