@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from bookmarks.stories.tags import _SENTENCE_END, PRONOUN, clause_subject, mask_abbreviations
+from bookmarks.stories.tags import _SENTENCE_END, PERSON_NOUNS, PRONOUN, clause_subject, mask_abbreviations
 
 _SUBJECT_GENDER = {"he": "m", "she": "f", "it": "n"}
 
@@ -90,3 +90,26 @@ def former_latter(text: str, mentions) -> list[tuple[int, int, str]]:
         if len(pair) == 2:
             out.append((m.start(), m.end(), pair[0] if m.group(1).casefold() == "former" else pair[1]))
     return out
+
+
+_RELATIONS = frozenset("friend companion cousin brother sister son daughter father mother uncle aunt "
+                       "nephew niece wife husband grandmother grandfather guest visitor".split())
+_NOUN_ALT = "|".join(sorted(PERSON_NOUNS - _RELATIONS, key=len, reverse=True))
+
+
+def appositives(texts: list[str], names: dict[str, str]) -> dict[str, str]:
+    """Descriptions the narration gives a named character in apposition (`Mr. Utterson the
+    lawyer`, `Mr. Guest, his head clerk,`, `Parker, the butler`): {`Lawyer`: `Mr. Utterson`}.
+    `names`: display name → a surface form. A relation (`his friend`) names no one; a
+    description given to two people is dropped."""
+    if not names:
+        return {}
+    surfaces = {s: n for n, s in names.items() if s[:1].isupper()} | {n: n for n in names if n[:1].isupper()}
+    alternatives = "|".join(re.escape(s) for s in sorted(surfaces, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w’'-])({alternatives}),?\s+(?:the|his|her)\s+(?:[a-z-]+\s+){{0,2}}"
+                         rf"({_NOUN_ALT})(?![\w-])")
+    found: dict[str, set[str]] = {}
+    for text in texts:
+        for m in pattern.finditer(text):
+            found.setdefault(m.group(2).capitalize(), set()).add(surfaces[m.group(1)])
+    return {desc: owners.pop() for desc, owners in found.items() if len(owners) == 1}

@@ -123,12 +123,19 @@ class StrictResolver(TurnRules, Resolver):
         as the Mole stepped down. 'Lean on that!' he said.` → the Rat); the first name or
         description of a fitting gender is the one."""
         p = self.paras[pi]
-        text = blank_quotes(p, pos)
-        if not text.strip() and pi and self.paras[pi - 1].chapter == p.chapter \
-                and not any(q.speech for q in self.paras[pi - 1].quotes):
-            text = blank_quotes(self.paras[pi - 1])  # `X did so.` ¶ `"…," he asked.`
+        text = self._before_tag(p, pos)
+        speaker = None  # the previous paragraph's speaker, when its narration goes on about them
+        if not text.strip() and pi and self.paras[pi - 1].chapter == p.chapter:
+            prev = self.paras[pi - 1]
+            if not any(q.speech for q in prev.quotes):
+                text = blank_quotes(prev)  # `X did so.` ¶ `"…," he asked.`
+            elif len((tail := prev.seg(len(prev.segs) - 1)).split()) >= 8 and re.search(r"[.!?]\s*$", tail):
+                text = tail  # `"…," said he. … As soon as he came in, he nodded.` ¶ `"…," said he`
+                speaker = next((s for s in reversed(prev.speakers) if s), None)
+        chained = False
         for at, subject, start, end in main_subjects(text, spans=True):
-            if pronoun_gender(subject) is not None:
+            if (pg := pronoun_gender(subject)) is not None:
+                chained |= pg == g
                 continue
             if re.fullmatch(ANAPHOR, " ".join(subject.casefold().split())):
                 who = self._pair_member(subject, text[:at])
@@ -142,7 +149,22 @@ class StrictResolver(TurnRules, Resolver):
                 return who  # `it` is an animal the text calls so, never someone of unknown sex
             if who is None and _PERSON.search(subject):
                 return UNSURE  # `and the young man resumed. "…," said he`: someone it does not know
+        if speaker and chained and fits_gender(g, self.cast.gender(speaker)):
+            return speaker  # only `he` since that speaker's line: the same one goes on
         return None
+
+    @staticmethod
+    def _before_tag(p, pos: int) -> str:
+        """The paragraph's narration before a tag, without the tag's own quotation and the
+        punctuation between (`"…," he said` at the start of a paragraph has none)."""
+        text = blank_quotes(p, pos)
+        for q in reversed(p.quotes):
+            if q.end <= pos:
+                between = p.text[q.end:pos]
+                if len(between.split()) <= 2 and not re.search(r"[.!?;]", between):
+                    text = text[:q.start]  # `"…," began the latter`: only the tag's verb
+                break
+        return text if text.strip() else ""
 
     def _listeners(self, pi: int, pos: int) -> set[str]:
         """Who the tag names as spoken to (`she said to Lucy`) and whom the quotation calls by
@@ -161,7 +183,7 @@ class StrictResolver(TurnRules, Resolver):
         p = self.paras[pi]
         if word == "other":
             return self.turn(pi, p)
-        text = blank_quotes(p, pos)
+        text = self._before_tag(p, pos)
         if not text.strip() and pi and self.paras[pi - 1].chapter == p.chapter:
             text = blank_quotes(self.paras[pi - 1])
         return self._pair_member(f"the {word}", text)

@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from bookmarks.stories.attribution_context import appositives
 from bookmarks.stories.quotes import Quote, find_quotes, mark_scare_quotes
 from bookmarks.stories.speakers import (
     FEMALE,
@@ -106,6 +107,12 @@ class Cast:
         tagged = set(found)
         found.update(_named_persons(paras, checker, found))
         canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))})
+        narration_pieces = [p.seg(k) for p in paras for k in range(len(p.segs))]
+        for desc, name in appositives(narration_pieces, {n: found[n] for n in found if n in canon}).items():
+            if desc in canon and canon.get(name, name) != desc:  # `Mr. Utterson the lawyer`
+                for n, head in list(canon.items()):
+                    if head == desc:
+                        canon[n] = canon.get(name, name)
         self.people: dict[str, Person] = {}
         for name, head in canon.items():
             person = self.people.setdefault(head, Person(head))

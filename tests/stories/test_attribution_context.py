@@ -177,3 +177,30 @@ def test_a_word_used_as_a_noun_is_no_speech():
              'There was a splash and a "plop!" from the jetty.\n')
     assert set(s.values()) - {"narration"} == {"Mr. Drury", "Tom Pell"}
     assert 'There was a splash and a "plop!" from the jetty.' in s
+
+
+def test_a_description_in_apposition_is_the_named_one():
+    text = ('Mr. Drury the ferryman was a silent man.\n\n"Is the tide in?" asked Mr. Drury.\n\n'
+            '"Not yet," said Tom Pell.\n\n"Then we wait," said the ferryman.\n')
+    story = parse_story(text.encode(), "t.txt", fmt="prose")
+    names = {c.name: c.aliases for c in story.characters}
+    assert "Ferryman" not in names and "the ferryman" in names["Mr. Drury"]
+    assert {a.text: a.character for a in story.actions}["Then we wait."] == "Mr. Drury"
+    from bookmarks.stories.attribution_context import appositives
+    found = appositives(["Mr. Lamb, his head clerk, came in. Bess, her friend, sat down."],
+                        {"Mr. Lamb": "Mr. Lamb", "Bess": "Bess", "Clerk": "the clerk"})
+    assert found == {"Clerk": "Mr. Lamb"}  # `her friend` is a relation, not a description
+
+
+def test_a_speaker_s_own_narration_goes_on_about_them():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n'
+             '"Not yet," said Tom Pell, and he went out to the jetty. He looked at the water for '
+             "a long while, and then he came back and sat down.\n\n"
+             '"It will turn at six," he said.\n')
+    assert s["It will turn at six."] == "Tom Pell"  # not a reply to Tom Pell: his narration
+
+
+def test_a_tag_with_its_verb_first_reads_the_narration_before_the_quotation():
+    s = said("Tom Pell sat by the fire, and across it sat Mr. Drury.\n\n"
+             '"You are late," began the latter.\n')
+    assert s["You are late."] == "Mr. Drury"
