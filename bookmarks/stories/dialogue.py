@@ -80,6 +80,7 @@ def _read(paragraphs: list[tuple[int, str, str | None]], style: str) -> list[Par
                    if t and t.end >= len(clean(p.seg(i)).rstrip(" ,:;—–-")) - 1}
         claimed |= {i + 1 for i in range(len(quotes) - 1) if quotes[i].speech and p.seg(i + 1).strip()
                     in ("", "or", "and", "and then")}
+        claimed |= {i for i, t in enumerate(p.after) if t}  # `and then "Enfield," said Mr. Lee`
         mark_scare_quotes(text, quotes, claimed)
         if quotes:  # a speech left open goes on past inset verse without marks
             open_before = not quotes[-1].closed

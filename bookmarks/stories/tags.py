@@ -36,7 +36,8 @@ _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in
             "fired back", "had begun", "was beginning", "spoke", "began again"]
 VERB = "(?:" + "|".join([*(re.escape(p) for p in _PHRASES), *VERBS]) + ")"
 ADV = (r"(?:[a-z]+ly|again|then|now|aloud|presently|too|also|both|all|at\s+last|at\s+once|"
-       r"at\s+length|in\s+reply|in\s+return|once\s+more)")
+       r"at\s+length|in\s+reply|in\s+return|once\s+more|even|just|only|still|merely|quite|half)")
+AUX = r"(?:had|has|have|was|were|is|used\s+to)"  # `he had thought`, `she was saying`
 
 ABBREVIATIONS = "Mr|Mrs|Ms|Mme|Mlle|Dr|Capt|Col|Lieut|Sgt|Prof|Rev|St"
 TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Dr|Doctor|Sir|Lady|Lord|Captain|"
@@ -83,7 +84,8 @@ SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{PROPER}|{ANAPHOR}|{_GENERIC}
 
 _LEAD = r"^[\s,.;:!?—–\-)(\[]*"
 _VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])")
-_SUBJ_VERB = re.compile(rf"{_LEAD}(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s+({VERB})\b(?!\s+(?:nothing|no\b))")
+_SUBJ_VERB = re.compile(rf"{_LEAD}(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}(?:\s+{AUX}(?:\s+{ADV})?)?\s+({VERB})\b"
+                        r"(?!\s+(?:nothing|no\b))")
 _SENTENCE_END = re.compile(r"[.!?;](?:[’'”\")\]]*)\s+(?=[A-Z(“\"‘'_])")
 _ABBREVIATION = re.compile(r"\b(Mr|Mrs|Ms|Mme|Mlle|Dr|St|Messrs|Rev|Prof|Capt|Col|Gen|Lieut|Sgt|Jr|Sr|"
                            r"[A-HJ-Z])\.(?=\s)")
@@ -178,8 +180,10 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
         return None
     head = sentence[:v.start()]
     words = head.split()
-    if words and words[-1].casefold() in _MODAL:
-        return 0, ""  # `to say "Drink me"`, `would say`, `never said`
+    if words and words[-1].casefold() in _MODAL and " ".join(words[-2:]).casefold() != "used to":
+        return 0, ""  # `to say "Drink me"`, `would say`, `never said` (`he used to say` speaks)
+    if len(words) >= 2 and " ".join(words[-2:]).casefold() == "used to":
+        head = " ".join(head.split()[:-2]) + " "
     if m := re.search(rf"(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s*$", head):
         if not _object_pronoun(head, m):
             return m.start("s"), m.group("s")

@@ -212,3 +212,13 @@ def test_no_character_from_a_sentence_start():
     assert names == {"Korvin", "Scribney", "Robert"}
     checker = NameChecker(text)
     assert checker.clean("Those Korvin") == "Korvin" and checker.clean("She'd") is None
+
+
+def test_tags_with_an_auxiliary_or_an_adverb():
+    s = said('Mr. Drury kept the ferry. "A fool and his boat," he used to say: "soon parted."\n\n'
+             '"Rain tonight," he had thought. He was wrong, and he even added: "Or snow."\n\n'
+             'The tide turned; and then "Drury," said Tom Pell, "the boat is loose."\n')
+    assert s["A fool and his boat, soon parted."] == "Mr. Drury"
+    assert s["Rain tonight."] == "Mr. Drury"
+    assert s["Or snow."] == "Mr. Drury"
+    assert s["Drury, the boat is loose."] == "Tom Pell"  # a quotation mid-sentence, then its tag
