@@ -46,6 +46,9 @@ __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 _SUBJECT_PRONOUN = {"m": "he", "f": "she"}
 UNSURE = "\0unsure"  # the chain met someone the cast does not know: no guess
 _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
+_TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|captain|doctor|count|"
+                     r"countess|baron|baroness|colonel|major|general|professor|judge|inspector|"
+                     r"sergeant|lieutenant|master|mistress)$", re.I)  # a title: maybe anyone so titled
 _PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 
 
@@ -296,8 +299,9 @@ class StrictResolver(TurnRules, Resolver):
 def _described(cast, name: str) -> bool:
     """A character the text names only by a description (`the girl`, `the lawyer`)."""
     person = cast.people.get(name)
-    return bool(person) and all(re.match(r"(?:the|a|an)\s+[a-z]", f, re.I) or f.split()[-1].islower()
-                                or f.casefold() in PERSON_NOUNS for f in person.forms)
+    return bool(person) and all(re.match(r"(?:[Tt]he|[Aa]n?)\s+[a-z]", f) or f.split()[-1].islower()
+                                or f.casefold() in PERSON_NOUNS | cast.nouns for f in person.forms) \
+        and not any(_TITLED.match(f) for f in person.forms)
 
 
 def attribute_dialogue(
@@ -311,6 +315,11 @@ def attribute_dialogue(
     cast = Cast(paras, checker, narrator, forms)
     resolver = StrictResolver(paras, cast, narrator)
     resolver.run()
+    if merges := resolver.slot_merges(_described):  # `replied the servant` where Poole's turn was
+        paras = _read(paragraphs, quote_style(text))
+        cast = Cast(paras, checker, narrator, forms, merges)
+        resolver = StrictResolver(paras, cast, narrator)
+        resolver.run()
     drafts = [d for pi, p in enumerate(paras) for d in drafts_of(p, resolver.tags[pi])]
     spoken = {d.character for d in drafts}
     aliases = {person.name: sorted(f for f in person.forms if _fold(f) != _fold(person.name)

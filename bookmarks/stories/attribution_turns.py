@@ -67,6 +67,7 @@ class TurnRules:
         said = [s for s in p.speakers if s]
         if said or speech or p.quotes:
             before = list(self.recent)
+            self._slot(pi, said, before)
             super().update_exchange(p, speech)
             if said and len(self.recent) == 1 and (heard := self._listener(pi, said[-1])):
                 self.recent.insert(0, heard)  # `She was talking to Mr. Hale.`: the two talk
@@ -104,6 +105,51 @@ class TurnRules:
         elif subjects == [last] and answer:
             self.bridge = pi  # the last speaker says a little more: still the other's turn
         # else `Miss Lane seemed interested.`: who speaks next is unsure (no turn is given)
+
+    # --- who a description is ------------------------------------------------------------
+
+    def _slot(self, pi: int, said: list[str], before: list[str]) -> None:
+        """Note a speaker met in the turn of another in an exchange of two (`"…," asked Mr.
+        Lee` ¶ `"…," replied the servant` where Poole's turn was); and who can be told apart
+        (two in one paragraph; a line that calls the other by name)."""
+        if not hasattr(self, "slots"):
+            self.slots: dict[tuple[str, str], int] = {}
+            self.apart: set[frozenset[str]] = set()
+            self.seen_as: dict[str, str] = {}  # a description already met in someone's turn
+        p = self.paras[pi]
+        names = set(said)
+        for a in names:
+            for b in names - {a}:
+                self.apart.add(frozenset((a, b)))
+        for s in names:
+            for q in p.quotes:
+                for n in self.addressed(q.text) if q.speech else ():
+                    self.apart.add(frozenset((s, n)))
+        if len(names) != 1 or len(before) < 2 or not pi or not any(self.paras[pi - 1].speakers) \
+                or not p.quotes or p.text[:p.quotes[0].start].strip():
+            return  # only a paragraph that opens with its speech takes a turn plainly
+        last = next((x for x in reversed(self.paras[pi - 1].speakers) if x), None)
+        before = [self.seen_as.get(x, x) for x in before]
+        s, a, b = said[0], before[-1], before[-2]
+        if self.seen_as.get(last, last) == a and b != a and s not in (a, b) \
+                and (len(before) == 2 or before[-3] == a) \
+                and not (self.cast.gender(s) and self.cast.gender(b)
+                         and not self.cast.gender(s) & self.cast.gender(b)):
+            self.slots[(s, b)] = self.slots.get((s, b), 0) + 1
+            self.seen_as.setdefault(s, b)
+
+    def slot_merges(self, described) -> dict[str, str]:
+        """{description-only character: the named one whose turns it takes}, when the text
+        never shows them apart and the description takes no one else's turns."""
+        slots = getattr(self, "slots", {})
+        pairs: dict[str, set[str]] = {}
+        for (s, b) in slots:
+            d, n = (s, b) if described(self.cast, s) else (b, s)
+            if described(self.cast, d) and not described(self.cast, n) \
+                    and frozenset((d, n)) not in self.apart:
+                pairs.setdefault(d, set()).add(n)
+        return {d: ns.pop() for d, ns in pairs.items()
+                if len(ns) == 1 and sum(slots.get((d, n), 0) + slots.get((n, d), 0) for n in ns) >= 2}
 
     # --- helpers -------------------------------------------------------------------------
 

@@ -92,7 +92,7 @@ class Cast:
     """The characters found in speech tags, their variants, mentions and genders."""
 
     def __init__(self, paras: list[Para], checker: NameChecker, narrator: str | None,
-                 narrator_forms: set[str] | None = None) -> None:
+                 narrator_forms: set[str] | None = None, merges: dict[str, str] | None = None) -> None:
         self.checker = checker
         seen = {(pi, k, t.subject.split()[-1]) for pi, p in enumerate(paras)
                 for k, t in [*enumerate(p.after, 1), *enumerate(p.before)]  # by narration piece
@@ -114,6 +114,12 @@ class Cast:
                 for n, head in list(canon.items()):
                     if head == desc:
                         canon[n] = canon.get(name, name)
+        for desc, name in (merges or {}).items():  # a description the dialogue shows is them
+            target = canon.get(name, name)
+            if target in canon.values() and target != desc:
+                for n, head in list(canon.items()):
+                    if head == desc:
+                        canon[n] = target
         self.people: dict[str, Person] = {}
         for name, head in canon.items():
             person = self.people.setdefault(head, Person(head))

@@ -194,6 +194,12 @@ def gender_from_name(name: str) -> str | None:
         return _NOUN_GENDER[words[-1].casefold()]
     if first in ("king", "queen", "prince", "princess", "duke", "duchess"):
         return _TITLE_GENDER.get(first)
+    if name[:1].islower() or len(words) <= 2 and words[-1].islower() or name.casefold().startswith("the "):
+        last = words[-1].casefold()  # `the clergyman`, `Young man`, `the washerwoman`
+        if last.endswith("woman"):
+            return FEMALE
+        if last.endswith("man") and not last.endswith(("human", "shaman")):
+            return MALE
     return FIRST_NAMES.get(first)
 
 

@@ -79,3 +79,15 @@ def test_a_vocative_of_two_needs_the_two_alone():
     assert said(base.format("The clock struck twelve."))["Nell, you know I was."] == "Tom"
     s = said(base.format("Harker was asleep by the fire."))
     assert s['"Nell, you know I was."'] == "narration"  # Harker is there too
+
+
+def test_a_description_that_takes_a_named_speaker_s_turns_is_them():
+    text = ('"Is the tide in?" asked Mr. Crowe.\n\n"Not yet," said Tom Pell.\n\n'
+            '"Then we wait," said Mr. Crowe.\n\n"Not long," replied the boatman.\n\n'
+            '"How long?" said Mr. Crowe.\n\n"An hour," answered the boatman.\n')
+    story = parse_story(text.encode(), "t.txt", fmt="prose")
+    assert {c.name: c.aliases for c in story.characters} == {
+        "Mr. Crowe": [], "Tom Pell": ["Boatman", "the boatman"]}
+    once = text.replace("answered the boatman", "said Tom Pell")
+    names = {c.name for c in parse_story(once.encode(), "t.txt", fmt="prose").characters}
+    assert "Boatman" in names  # once is not enough: a new person may answer
