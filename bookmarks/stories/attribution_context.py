@@ -64,7 +64,8 @@ def pronoun_gender(subject: str) -> str | None:
 
 # the listener named in a tag: `she said to Lucy`, `he told Mr. Utterson`, `asked the girl`
 _TO_LISTENER = re.compile(r"\b(?:to|told|tells|asked|asks|addressing|answered|thanked|"
-                          r"begged|bade|assured|reminded|warned|urged)\s+(?:her\s+|his\s+)?$")
+                          r"begged|bade|assured|reminded|warned|urged|facing|looking|(?:looking|"
+                          r"glancing|staring|gazing|smiling|nodding)\s+(?:up\s+)?at)\s+(?:her\s+|his\s+)?$")
 
 
 def listeners(text: str, mentions) -> set[str]:
@@ -113,3 +114,38 @@ def appositives(texts: list[str], names: dict[str, str]) -> dict[str, str]:
         for m in pattern.finditer(text):
             found.setdefault(m.group(2).capitalize(), set()).add(surfaces[m.group(1)])
     return {desc: owners.pop() for desc, owners in found.items() if len(owners) == 1}
+
+
+_READ_OUT = re.compile(r"\b(?:read|reads|wrote|writes|ran|runs|was\s+written|(?:is|was)\s+printed|"
+                       r"as\s+follows)\b[^.!?]*:\s*$|\b(?:ran|runs)\s+thus[^.!?]*[:.]?\s*$", re.I)
+
+
+_WRITES = re.compile(r"^[\s,;:—–-]*(?:\S+\s+){0,3}?(?:wrote|writes|had\s+written|scribbled|scrawled)\b"
+                     r"|^[\s,;:—–-]*so\s+it\s+was\s+(?:\w+\s+)?(?:superscribed|inscribed|endorsed|"
+                     r"written|printed|headed|labelled|marked)\b", re.I)
+_MARKED_AS = re.compile(r"\b(?:superscribed|inscribed|endorsed|written|printed|headed|labelled|labeled|"
+                        r"marked|signed)\b(?:\s+\w+){0,4}?\s+(?:as\s+)?$", re.I)
+
+
+def mark_written(paras) -> None:
+    """Text that is read or written, not spoken, is marked `speech=False`: paragraphs of
+    quotation only after narration introducing it (`and read as follows:`, `Its contents
+    ran thus:`), until a paragraph with narration of its own; a quotation whose tag is a
+    writing verb (`"…," Jekyll wrote, "…"`, `"…," so it was superscribed`); and one the
+    narration says is marked or signed so (`marked upon the cover as "not to be opened"`)."""
+    written = False
+    for p in paras:
+        narration = blank_quotes(p).strip(" ,.;:—–-")
+        if written and p.quotes and not narration:
+            for q in p.quotes:
+                q.speech = False
+            continue
+        for k, q in enumerate(p.quotes):
+            after = p.text[q.end:p.quotes[k + 1].start if k + 1 < len(p.quotes) else len(p.text)]
+            before = p.text[p.quotes[k - 1].end if k else 0:q.start]
+            if _WRITES.match(after) or _MARKED_AS.search(before):
+                q.speech = False
+                if _WRITES.match(after) and k + 1 < len(p.quotes) and not re.search(r"[.!?]", after):
+                    p.quotes[k + 1].speech = False  # `"…," Jekyll wrote, "but I share his view"`
+        tail = p.text[p.quotes[-1].end:] if p.quotes else p.text
+        written = bool(_READ_OUT.search(tail))

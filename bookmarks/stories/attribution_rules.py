@@ -32,6 +32,7 @@ from bookmarks.stories.attribution_context import (
     former_latter,
     listeners,
     main_subjects,
+    mark_written,
     pronoun_gender,
     sentences,
 )
@@ -103,6 +104,9 @@ class StrictResolver(TurnRules, Resolver):
             self.stage = "unsure" if chained is UNSURE else "chain"
             return None if chained is UNSURE else chained
         who = super().pronoun(g, pi, pos)
+        if g == "n" and who and "n" not in self.cast.gender(who) \
+                and not (self.stage == "subject" and not self.cast.gender(who)):
+            return None  # `it said`: a note, a voice — only the subject just named, if no one's sex
         stage = self.stage
         if who is None or stage == "subject":
             return who
@@ -310,6 +314,7 @@ def attribute_dialogue(
     """Paragraphs (line, text, chapter) of prose → drafts and {character: aliases}."""
     text = "\n\n".join(t for _, t, _ in paragraphs)
     paras = _read(paragraphs, quote_style(text))
+    mark_written(paras)
     checker = NameChecker(text)
     narrator, forms = find_narrator(paras, checker)
     cast = Cast(paras, checker, narrator, forms)
@@ -317,6 +322,7 @@ def attribute_dialogue(
     resolver.run()
     if merges := resolver.slot_merges(_described):  # `replied the servant` where Poole's turn was
         paras = _read(paragraphs, quote_style(text))
+        mark_written(paras)
         cast = Cast(paras, checker, narrator, forms, merges)
         resolver = StrictResolver(paras, cast, narrator)
         resolver.run()

@@ -50,6 +50,9 @@ class TurnRules:
         who = self._turn(pi, p)
         if who and who in listeners(blank_quotes(p), self.cast.mentions(blank_quotes(p))):
             return None  # `"…," he observed to the Mole`: the turn would give it to the Mole
+        subjects = {t.subject.casefold() for t in [*p.after, *p.before] if t}
+        if who and (subjects & {"they", "we"} or "it" in subjects and "n" not in self.cast.gender(who)):
+            return None  # `"…," it said` / `they said`: not the one whose turn it was
         return who
 
     def _turn(self, pi: int, p) -> str | None:
@@ -111,16 +114,14 @@ class TurnRules:
     def _slot(self, pi: int, said: list[str], before: list[str]) -> None:
         """Note a speaker met in the turn of another in an exchange of two (`"…," asked Mr.
         Lee` ¶ `"…," replied the servant` where Poole's turn was); and who can be told apart
-        (two in one paragraph; a line that calls the other by name)."""
+        (a line that calls the other by name). Two names in one paragraph tell nothing:
+        `"…," Poole said to her … "And now," continued the butler` is one man."""
         if not hasattr(self, "slots"):
             self.slots: dict[tuple[str, str], int] = {}
             self.apart: set[frozenset[str]] = set()
             self.seen_as: dict[str, str] = {}  # a description already met in someone's turn
         p = self.paras[pi]
         names = set(said)
-        for a in names:
-            for b in names - {a}:
-                self.apart.add(frozenset((a, b)))
         for s in names:
             for q in p.quotes:
                 for n in self.addressed(q.text) if q.speech else ():
@@ -139,8 +140,8 @@ class TurnRules:
             self.seen_as.setdefault(s, b)
 
     def slot_merges(self, described) -> dict[str, str]:
-        """{description-only character: the named one whose turns it takes}, when the text
-        never shows them apart and the description takes no one else's turns."""
+        """{description-only character: the named one whose turns it takes}, twice or more,
+        when the text never shows them apart and the description takes no one else's turns."""
         slots = getattr(self, "slots", {})
         pairs: dict[str, set[str]] = {}
         for (s, b) in slots:

@@ -109,7 +109,9 @@ class Cast:
         found.update(_named_persons(paras, checker, found))
         canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))})
         narration_pieces = [p.seg(k) for p in paras for k in range(len(p.segs))]
-        for desc, name in appositives(narration_pieces, {n: found[n] for n in found if n in canon}).items():
+        speaking = {canon.get(n, n) for n in tagged}  # a description goes only to a speaker
+        for desc, name in appositives(narration_pieces, {n: found[n] for n in found
+                                                         if canon.get(n, n) in speaking}).items():
             if desc in canon and canon.get(name, name) != desc:  # `Mr. Utterson the lawyer`
                 for n, head in list(canon.items()):
                     if head == desc:

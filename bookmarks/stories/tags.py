@@ -70,6 +70,8 @@ one some any all both each every either neither
 no none nobody nothing somebody someone something anybody anyone anything everybody everyone
 suddenly presently meanwhile afterwards later soon instantly dear poor old young little good
 chapter book part volume mrs mr miss ms dr sir lady lord madam god heaven
+january february march april june july august september october november december
+monday tuesday wednesday thursday friday saturday sunday
 """.split())
 _NOUN = "(?:" + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True)) + ")"
 _DESC = (rf"(?:[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Mm]y|[Oo]ur|[Yy]our|a|an|A|An)\s+"
@@ -225,6 +227,9 @@ def unknown_tag(seg: str, after: bool) -> bool:
     soldiers shouted`, `she heard one of them say,`): the quotation is someone's, but not
     any character's the rules know."""
     seg = clean(seg)
+    if after and re.match(rf"{_LEAD}(?:was|is|came)\s+(?:the|his|her)\s+(?:[a-z]+\s+)?(?:reply|answer|retort|"
+                          r"response|rejoinder)\b", seg):
+        return False  # `was the undaunted reply`: the one whose turn it is
     if after:
         return bool(re.match(rf"{_LEAD}(?:{VERB}\s+(?:[a-z]+ly\s+)?(?:the|a|an|one|some|several|all|"
                              rf"both|two|three|another|somebody|someone|everybody|everyone)\b|"

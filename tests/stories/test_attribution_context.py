@@ -204,3 +204,36 @@ def test_a_tag_with_its_verb_first_reads_the_narration_before_the_quotation():
     s = said("Tom Pell sat by the fire, and across it sat Mr. Drury.\n\n"
              '"You are late," began the latter.\n')
     assert s["You are late."] == "Mr. Drury"
+
+
+def test_what_is_read_or_written_is_no_speech():
+    s = said('"Is there a letter?" asked Mr. Drury.\n\n"Here," said Tom Pell.\n\n'
+             "Mr. Drury opened it and read as follows:\n\n"
+             '"Dear Drury,—The boat is sold.\n\n"Your friend, H. L."\n\n'
+             '"Sold!" said Mr. Drury. "I knew it," Tom Pell wrote on the slate, "long ago."\n\n'
+             'On the box was marked "Not to be opened," and Mr. Drury did not open it.\n')
+    assert "Dear Drury,—The boat is sold." not in s and "Your friend, H. L." not in s
+    assert s["Sold!"] == "Mr. Drury" and "I knew it" not in " ".join(
+        t for t, who in s.items() if who != "narration")
+    assert "Not to be opened" not in " ".join(t for t, who in s.items() if who != "narration")
+
+
+def test_it_is_never_a_person_of_unknown_sex():
+    s = said('"Is the tide in?" asked Pell.\n\n"Not yet," said Lamb.\n\n'
+             'A voice answered from the cellar: "Go away," it said.\n')
+    assert "Go away." not in s  # Pell or Lamb, whose sex the text never shows: not `it`
+
+
+def test_a_tag_looking_someone_in_the_eyes_is_not_their_line():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             "Mr. Drury sat down by the fire.\n\n"
+             '"Sir," he said, looking Mr. Drury in the eyes, "was that the bell?"\n')
+    assert s["Sir."] == s["was that the bell?"] == "Tom Pell"  # the narration between is kept
+
+
+def test_a_month_is_no_first_name():
+    text = ('"Is the tide in?" asked Drury.\n\nOn the 8th of January Drury had dined alone, '
+            "and on the 9th of March Drury went to sea.")
+    paras = _read([(1, t, None) for t in text.split("\n\n")], quote_style(text))
+    people = set(Cast(paras, NameChecker(text), None).people)
+    assert "Drury" in people and not {"January Drury", "March Drury"} & people

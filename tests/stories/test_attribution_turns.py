@@ -91,3 +91,11 @@ def test_a_description_that_takes_a_named_speaker_s_turns_is_them():
     once = text.replace("answered the boatman", "said Tom Pell")
     names = {c.name for c in parse_story(once.encode(), "t.txt", fmt="prose").characters}
     assert "Boatman" in names  # once is not enough: a new person may answer
+
+
+def test_was_the_reply_is_the_turn_and_they_is_no_one_s():
+    s = said(START + '"Then you will be late," said Mrs. Hale.\n\n'
+             '"Not I," was the undaunted reply.\n\n'
+             '"Late again!" they both said.\n')
+    assert s["Not I."] == "Mr. Crowe"
+    assert s['"Late again!" they both said.'] == "narration"
