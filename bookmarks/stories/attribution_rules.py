@@ -140,7 +140,11 @@ class StrictResolver(TurnRules, Resolver):
                 text = tail  # `"…," said he. … As soon as he came in, he nodded.` ¶ `"…," said he`
                 speaker = next((s for s in reversed(prev.speakers) if s), None)
         chained = False
-        for at, subject, start, end in main_subjects(text, spans=True):
+        found = main_subjects(text, spans=True)
+        first = next((s for _, s, _, _ in found if s), "")
+        if first.casefold() in ("they", "we") and not self._before_tag(p, pos) and text.strip():
+            return UNSURE  # `They found Toad in the garden.` ¶ `"Hooray!" he cried`: which one?
+        for at, subject, start, end in found:
             if (pg := pronoun_gender(subject)) is not None:
                 chained |= pg == g
                 continue

@@ -109,6 +109,9 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
         return rest[:1].upper() + rest[1:] if rest.split()[-1] in PERSON_NOUNS else None
     if article:
         rest = s[article.end():]
+        if (m := re.match(r"(?:[a-z][a-z-]+\s+(?:and\s+)?){1,3}(?=[A-Z])", rest)) \
+                and not re.search(r"\b(?:of|in|on|at|to|with|for|from|by)\b", m.group(0)):
+            rest = rest[m.end():]  # `the good-natured Rat` is the Rat
         if rest[:1].isupper():  # `the Very Young Man`: the article marks where it starts
             words = rest.split()
             return rest if checker.is_name_word(words[-1]) or len(words) > 1 else checker.clean(rest)

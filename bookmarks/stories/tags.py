@@ -78,14 +78,15 @@ _DESC = (rf"(?:[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Mm]y|[Oo]ur|[Yy]our|a|an|A|An)\s+"
          rf"(?:(?!said\b|{_NOUN}\b)[a-z]+\s+){{0,2}}"
          rf"{_NOUN}(?![-\w])")
 _POSS = rf"{PROPER}[’']s\s+(?:[a-z]+\s+)?{_NOUN}(?![-\w])"
-_CAP_DESC = rf"(?:the|The)\s+{PROPER}"
+_NOT_ADJ = r"(?!(?:said|and|of|in|on|at|to|with|for|from|by|into|upon|that|which|who)\b)"
+_CAP_DESC = rf"(?:the|The)\s+(?:{_NOT_ADJ}[a-z][a-z-]+\s+(?:and\s+{_NOT_ADJ}[a-z][a-z-]+\s+)?){{0,2}}{PROPER}"
 PRONOUN = r"(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|I|[Ww]e)"
 _GENERIC = r"the\s+(?!(?:same|other|others|one|rest|first|last|latter|former|whole|voice)\b)[a-z]{3,}"
 ANAPHOR = r"the\s+(?:other|latter|former)"  # `returned the other`: resolved by the exchange
 SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{PROPER}|{ANAPHOR}|{_GENERIC})"
 
 _LEAD = r"^[\s,.;:!?—–\-)(\[]*"
-_VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])")
+_VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+(?:back|out|up))?(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])")
 _SUBJ_VERB = re.compile(rf"{_LEAD}(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}(?:\s+{AUX}(?:\s+{ADV})?)?\s+({VERB})\b"
                         r"(?!\s+(?:nothing|no\b))")
 _SENTENCE_END = re.compile(r"[.!?;](?:[’'”\")\]]*)\s+(?=[A-Z(“\"‘'_])")

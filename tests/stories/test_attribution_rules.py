@@ -222,3 +222,19 @@ def test_tags_with_an_auxiliary_or_an_adverb():
     assert s["Rain tonight."] == "Mr. Drury"
     assert s["Or snow."] == "Mr. Drury"
     assert s["Drury, the boat is loose."] == "Tom Pell"  # a quotation mid-sentence, then its tag
+
+
+def test_a_name_with_adjectives_and_a_verb_with_back():
+    s = said('"Is the tide in?" asked the anxious Mole.\n\n'
+             '"Not yet," replied the good-natured Rat.\n\n'
+             '"Good night," whispered back the Mole.\n')
+    assert s["Is the tide in?"] == s["Good night."] == "Mole"
+    assert s["Not yet."] == "Rat"
+    assert "Face" not in {c.name for c in story('The face of Hyde was pale. "Go," said Tom.\n').characters}
+
+
+def test_a_pronoun_after_narration_about_a_group_is_unsure():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             "They walked up to the house, and found Mr. Lamb asleep in the garden.\n\n"
+             '"Hooray!" he cried.\n')
+    assert '"Hooray!" he cried.' in s and s['"Hooray!" he cried.'] == "narration"
