@@ -45,6 +45,8 @@ from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, beat, tag_before
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
 _SUBJECT_PRONOUN = {"m": "he", "f": "she"}
+_GENDER_WORDS = {"m": r"\b(?:he|him|his|himself)\b", "f": r"\b(?:she|her|hers|herself)\b",
+                 "n": r"\b(?:it|its|itself)\b"}
 UNSURE = "\0unsure"  # the chain met someone the cast does not know: no guess
 _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
 _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|captain|doctor|count|"
@@ -68,7 +70,29 @@ class StrictResolver(TurnRules, Resolver):
                 and self.paras[pi - 1].chapter == p.chapter and self.paras[pi - 1].quotes:
             if found := self._introduced_after_speech(pi - 1):
                 return found, "introduced"
+            if found := self._beat_after_speech(pi - 1):
+                return found, "beat-before"
         return who, how
+
+    def _beat_after_speech(self, pi: int) -> str | None:
+        """A speech paragraph whose closing narration is an action of someone else who speaks
+        in the text (`"…," said the son. … She took refuge in her dignity.`): the next
+        paragraph's untagged speech is theirs — unless they do not answer."""
+        p = self.paras[pi]
+        speaker = next((s for s in reversed(p.speakers) if s), None)
+        tail = p.seg(len(p.segs) - 1)
+        found = sentences(tail)
+        if not speaker or not found or len(found[-1][1].split()) < 3 or not p.quotes[-1].closed \
+                or re.search(r"\bno\s+(?:answer|reply)|\bdid\s+not\s+(?:answer|reply|speak)|"
+                             r"\bwas\s+silent|\bsaid\s+nothing", found[-1][1]):
+            return None
+        subject = next((s for _, s, _, _ in main_subjects(found[-1][1], spans=True) if s), "")
+        if (g := pronoun_gender(subject)) in ("m", "f"):
+            fits = self._others(g, pi + 1, speaker)  # `She took refuge …`: the one woman about
+            who = fits.pop() if len(fits) == 1 else None
+        else:
+            who = self.cast.lookup(subject) if subject else None
+        return who if who and who != speaker and who in self.cast.speakers else None
 
     def _introduced_after_speech(self, pi: int) -> str | None:
         """A speech paragraph whose closing narration introduces the next paragraph's speech
@@ -104,6 +128,10 @@ class StrictResolver(TurnRules, Resolver):
             self.stage = "unsure" if chained is UNSURE else "chain"
             return None if chained is UNSURE else chained
         who = super().pronoun(g, pi, pos)
+        if who and self.stage == "back" and pi and not any(q.speech for q in self.paras[pi - 1].quotes) \
+                and who not in {n for _, n, _ in self.events[pi - 1]} \
+                and not re.search(_GENDER_WORDS[g], blank_quotes(self.paras[pi - 1]), re.I):
+            return None  # narration between with no `he` or name: `… rose the voice of a lecturer`
         if g == "n" and who and "n" not in self.cast.gender(who) \
                 and not (self.stage == "subject" and not self.cast.gender(who)):
             return None  # `it said`: a note, a voice — only the subject just named, if no one's sex

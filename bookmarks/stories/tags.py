@@ -29,6 +29,7 @@ promised explained greeted shouted sang recommended cautioned scolded stormed ra
 saying shouting crying calling whispering muttering murmuring repeating screaming exclaiming
 asking answering replying singing roaring sobbing gasping begun told tells ejaculated
 expostulated remonstrated interposed pursued acknowledged assured rejoined vociferated
+informed
 """.split()), key=len, reverse=True)
 _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in", "chimed in",
             "burst out", "broke out", "spoke up", "ventured to ask", "ventured to say",
@@ -128,10 +129,14 @@ _HEARD = re.compile(rf"{_LEAD}(?:I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey)\s+(?:heard|hear)\
                     r"(?:say|cry|ask|exclaim|mutter|whisper|shout|remark|call|reply)\b")
 
 
+_WAS_REPLY = re.compile(rf"{_LEAD}(?:was|came)\s+(?P<s>{PROPER})[’']s\s+(?:[a-z]+\s+)?(?:reply|answer|retort|"
+                        r"response|rejoinder)\b")  # `was Mr. Emerson’s reply`
+
+
 def tag_after(seg: str) -> Tag | None:
     """The speech tag at the start of the narration after a quotation."""
     seg = clean(seg)
-    for pattern in (_HEARD, _VERB_SUBJ, _SUBJ_VERB):
+    for pattern in (_HEARD, _WAS_REPLY, _VERB_SUBJ, _SUBJ_VERB):
         if m := pattern.match(seg):
             return _tag(m)
     return None

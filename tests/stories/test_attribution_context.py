@@ -237,3 +237,24 @@ def test_a_month_is_no_first_name():
     paras = _read([(1, t, None) for t in text.split("\n\n")], quote_style(text))
     people = set(Cast(paras, NameChecker(text), None).people)
     assert "Drury" in people and not {"January Drury", "March Drury"} & people
+
+
+def test_was_someones_reply_and_informed():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n'
+             '"It is turning," was Tom Pell’s reply. "It will be full by six," he informed them.\n')
+    assert s["It is turning. It will be full by six."] == "Tom Pell"
+
+
+def test_a_pronoun_does_not_reach_over_narration_without_them():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell, and he went out.\n\n'
+             "The room was full of sailors, and out of them rose the voice of a preacher.\n\n"
+             '"Repent," he was saying.\n')
+    assert "Repent." not in s  # not Tom Pell: the paragraph between has no `he` and no name
+
+
+def test_an_action_of_another_after_a_speech_gives_them_the_next_line():
+    s = said('"Is the tide in?" asked Nell.\n\n"Not yet," said Tom Pell.\n\n'
+             '"If you have no boat," said Mr. Drury, "you had better come with us." '
+             "She looked away.\n\n"
+             '"Thank you, but I will walk."\n')
+    assert s["Thank you, but I will walk."] == "Nell"
