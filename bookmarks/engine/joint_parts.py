@@ -3,7 +3,8 @@
 The type's rules of sync.py, one block at a time (see joint_sync.py): a concept reads a
 block that mentions its subject, a behavioral bookmark one where its subject acts, a state
 every block. `apply` is the same update as sync.py's for one reply; `validate` checks one
-part of a joint reply as its own call would be checked.
+part of a joint reply as its own call would be checked. Over several blocks read in one
+call (`span_spec`), a state has a part per block (`block_spec`), the others one for all.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from bookmarks.engine import joint_prompts as jp
 from bookmarks.engine.actor import echoes_prompt
 from bookmarks.engine.lineage import IndexedLine
 from bookmarks.engine.sync import (
+    BEHAVIORAL_TOKENS,
+    CONCEPT_TOKENS,
+    STATE_TOKENS,
     FirstState,
     StateDecision,
     _before,
@@ -53,6 +57,40 @@ def spec_for(m, chunk: list[IndexedLine]) -> dict | None:
         found = [ln.index for ln in chunk if ln.character.casefold() in m.keys]
         return {"kind": kind, "candidates": found[:64]} if found else None
     return {"kind": kind}
+
+
+def span_spec(m, blocks: list[list[IndexedLine]]) -> dict | None:
+    """What this bookmark needs from several blocks read in one call: a state, an answer per
+    block (a first state first when nothing is recorded yet); a concept, one description
+    from the mentions in blocks it does not leave out; a behavioral bookmark, its
+    subject's actions in all of them as candidates (None: nothing to ask)."""
+    kind = kind_of(m)
+    if kind in ("state", "first_state"):
+        return {"kind": kind, "blocks": len(blocks)}
+    specs = [spec for block in blocks if (spec := spec_for(m, block)) is not None]
+    if not specs:
+        return None
+    if kind == "concept":
+        return {"kind": kind, "hits": [h for spec in specs for h in spec["hits"]]}
+    return {"kind": kind, "candidates": [c for spec in specs for c in spec["candidates"]]}
+
+
+def per_block(spec: dict) -> bool:
+    """Does this part answer once per block (a state) rather than once for all?"""
+    return spec["kind"] in ("state", "first_state")
+
+
+def block_spec(spec: dict, j: int) -> dict:
+    """A state part's spec for block j of a multi-block read (0: the first)."""
+    return {"kind": "first_state" if j == 0 and spec["kind"] == "first_state" else "state"}
+
+
+def reply_tokens(spec: dict, blocks: int) -> int:
+    """The reply room a part needs over `blocks` blocks: a state's decision per block, a
+    behavioral keep list that can grow with them, one description."""
+    if per_block(spec):
+        return STATE_TOKENS * blocks
+    return CONCEPT_TOKENS if spec["kind"] == "concept" else BEHAVIORAL_TOKENS * blocks
 
 
 def part_text(m, spec: dict) -> str:

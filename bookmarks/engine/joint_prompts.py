@@ -6,6 +6,11 @@ share their longest prefix (a server that keeps the last prompt's cache, llama.c
 that caches prefixes, vLLM, does not process it again). What follows the block is one
 section (`block_concept`, `block_behavioral`, or prompts.state/first_state) or several
 (`joint_update`: one reply with a part per section, each part validated on its own).
+
+`joint_blocks` reads several consecutive blocks in one call (a long gap that fits the
+model's context): the blocks are numbered, a state answers once per block in block order
+(keys `s1_b1`, `s1_b2`, …: the paper's state granularity, one decision per block), a
+description or examples once for all of them (`s2`), each answer validated on its own.
 """
 
 from __future__ import annotations
@@ -108,6 +113,47 @@ def joint_update(*, story: str, block: Sequence[IndexedLine], parts: Sequence[st
     return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
 
 
+def block_key(part: int, block: int | None = None) -> str:
+    """The reply key of section `part`'s answer (for block `block` of a multi-block read)."""
+    return f"s{part}" if block is None else f"s{part}_b{block}"
+
+
+def blocks_head(story: str, blocks: Sequence[Sequence[IndexedLine]]) -> str:
+    """The shared prefix of a multi-block prompt: the blocks, numbered, in story order."""
+    text = "\n".join(f"Block {n} of {len(blocks)} (actions {b[0].index}–{b[-1].index}):\n"
+                     f"{lines_block(b)}"
+                     for n, b in enumerate(blocks, start=1))
+    return f'Story: "{story}". New actions:\n{text}\n\n'
+
+
+BLOCKS_NOTE = ("A state answers once per block, in block order ({first} for block 1, {second} "
+               "for block 2, …), each deciding from the state as the blocks before it left "
+               "it; the other sections answer once for all the blocks.")
+FIRST_NOTE = (" A state with nothing recorded yet answers block 1 with its first state, and "
+              "each later block with a decision.")
+
+
+def joint_blocks(*, story: str, blocks: Sequence[Sequence[IndexedLine]], parts: Sequence[str],
+                 per_block: Sequence[bool], kinds: Sequence[str] = tuple(LEGEND)
+                 ) -> list[dict[str, str]]:
+    """One call for several blocks: `per_block[n]` says whether section n + 1 (a state)
+    answers once per block."""
+    keys = [block_key(n, b) for n, each in enumerate(per_block, start=1)
+            for b in (range(1, len(blocks) + 1) if each else (None,))]
+    listed = "\n".join(f"s{n}. {text}" for n, text in enumerate(parts, start=1))
+    legend = "".join(text for kind, text in LEGEND.items() if kind in kinds)
+    state = next((n for n, each in enumerate(per_block, start=1) if each), 1)
+    note = BLOCKS_NOTE.format(first=block_key(state, 1), second=block_key(state, 2)) + (
+        FIRST_NOTE if "first_state" in kinds else "")
+    user = (
+        blocks_head(story, blocks)
+        + f"Update each memory section below from these new actions, each on its own. {note} "
+        f"The answer for\n{legend}{listed}\n\nReply with one JSON object with one key per "
+        f"answer ({', '.join(keys)}), each holding that answer."
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
 # -- reply schemas ---------------------------------------------------------------------------
 
 class ConceptUpdate(BaseModel):
@@ -115,7 +161,7 @@ class ConceptUpdate(BaseModel):
 
 
 class KeepNumbers(BaseModel):
-    keep: list[int] = Field(default_factory=list, max_length=64)
+    keep: list[int] = Field(default_factory=list, max_length=256)
 
 
 class JointReply(BaseModel):
@@ -125,8 +171,8 @@ class JointReply(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    def part(self, n: int) -> Any:
-        return (self.model_extra or {}).get(f"s{n}")
+    def part(self, n: int, block: int | None = None) -> Any:
+        return (self.model_extra or {}).get(block_key(n, block))
 
 
 _SCHEMAS: dict[type, dict] = {}
@@ -154,11 +200,19 @@ def part_schema(kind: str, candidates: int = 0) -> dict:
 
 
 @functools.lru_cache(maxsize=256)
-def joint_schema(kinds: tuple[tuple[str, int], ...]) -> type[JointReply]:
+def joint_schema(kinds: tuple[tuple[str, int], ...], blocks: int = 0) -> type[JointReply]:
     """A reply model for these parts ((kind, candidates) each), one class per shape, so
-    schema caches keyed by class stay small."""
-    props = {f"s{n}": part_schema(kind, count) for n, (kind, count) in enumerate(kinds, start=1)}
-    cls = type(f"JointUpdate{len(kinds)}", (_JointSchemaBase,), {"__module__": __name__})
+    schema caches keyed by class stay small. With `blocks` (a multi-block read) a state
+    part — "state", or "first_state" for one with nothing recorded yet — has an answer per
+    block (`s1_b1` …; after a first state's first block, decisions)."""
+    props = {}
+    for n, (kind, count) in enumerate(kinds, start=1):
+        if blocks and kind in ("state", "first_state"):
+            for b in range(1, blocks + 1):
+                props[block_key(n, b)] = part_schema(kind if b == 1 else "state")
+        else:
+            props[block_key(n)] = part_schema(kind, count)
+    cls = type(f"JointUpdate{len(kinds)}x{blocks}", (_JointSchemaBase,), {"__module__": __name__})
     _SCHEMAS[cls] = {"type": "object", "properties": props, "required": list(props)}
     return cls
 
@@ -172,7 +226,9 @@ def _templates() -> list[str]:
              behavioral_part(title=x, subject=x, candidates=[n])]
     msgs = (block_concept(story=x, block=block, title=x, subject=x, current=x, p=n, pinned=True)
             + block_behavioral(story=x, block=block, title=x, subject=x, candidates=[n])
-            + joint_update(story=x, block=block, parts=parts))
+            + joint_update(story=x, block=block, parts=parts)
+            + joint_blocks(story=x, blocks=[block, block], parts=parts,
+                           per_block=[True, True, False, False], kinds=tuple(LEGEND)))
     return [m["content"] for m in msgs] + parts
 
 

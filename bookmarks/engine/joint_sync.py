@@ -14,7 +14,11 @@ read once for all bookmarks that need it, in one of two ways (the **mode**):
 
 - `joint`: one call returns every bookmark's update; each part is validated on its own,
   an invalid part is asked again alone, and a part that stays invalid keeps that
-  bookmark's last good version (the sync stops at the block before, as in sync.py);
+  bookmark's last good version (the sync stops at the block before, as in sync.py).
+  Consecutive ranges the same bookmarks need (a long gap, cut in blocks) are one read:
+  as many whole blocks as fit the model's context go in one call, a state answering once
+  per block, the others once for all (engine/joint_read.py) — never across a point where
+  a bookmark keeps a version;
 - `prefix`: consecutive calls, one per bookmark, each with the block first, so a server
   that keeps the last prompt (llama.cpp) or caches prefixes (vLLM) reads it once;
 - `separate` (not run here): every bookmark on its own with sync.py's rules.
@@ -26,44 +30,30 @@ else what the backend declares, else the measured default for the embedded model
 Costs are attributed per bookmark: a joint call's prompt tokens are split evenly among its
 parts, its reply tokens by the length of each part, the call itself in equal shares, so
 the totals are the real ones. The counterfactual without reuse is estimated per bookmark
-from its own share per range, as sync.py does per call.
+from its own tokens per block read and its share of a call, as sync.py does per call, a
+call from the start holding as many blocks as one could hold for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
-import json
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from bookmarks.engine import joint_parts as parts
-from bookmarks.engine import joint_prompts as jp
-from bookmarks.engine import prompts
-from bookmarks.engine.actor import echoes_prompt
+from bookmarks.engine.joint_read import MAX_PARTS, Reader, tidy
 from bookmarks.engine.lineage import IndexedLine
 from bookmarks.engine.progress import report
-from bookmarks.engine.sync import (
-    BEHAVIORAL_TOKENS,
-    CONCEPT_TOKENS,
-    MAX_CONCEPT_CALLS,
-    STATE_BLOCK,
-    STATE_TOKENS,
-    CostModel,
-    FirstState,
-    StateDecision,
-    SyncResult,
-    _failure,
-    _non_blank,
-    _whole_sentences,
-)
+from bookmarks.engine.sync import MAX_CONCEPT_CALLS, STATE_BLOCK, CostModel, SyncResult
 from bookmarks.engine.textsearch import mention_pattern
-from bookmarks.errors import ModelError
 from bookmarks.memory import Bookmark
 from bookmarks.models.llm import LLM
+
+__all__ = ["MAX_PARTS", "BlockSyncResult", "SyncJob", "bring_forward", "ranges",
+           "resolve_mode", "tidy"]  # MAX_PARTS and tidy (joint_read.py) for their importers
 
 JOINT, PREFIX, SEPARATE, AUTO = "joint", "prefix", "separate", "auto"
 MODES = (AUTO, JOINT, PREFIX, SEPARATE)
@@ -72,10 +62,6 @@ MODES = (AUTO, JOINT, PREFIX, SEPARATE)
 # that charges per prompt token joint calls read each block once by construction.
 EMBEDDED_MODE = JOINT
 SERVER_MODE = JOINT
-MAX_PARTS = 12  # bookmarks per joint call (more: several calls, the block first in each)
-MAX_REPLY = 2048  # a joint reply's room (most parts are a few words: "unchanged", [])
-TOKENS = {"state": STATE_TOKENS, "first_state": STATE_TOKENS, "concept": CONCEPT_TOKENS,
-          "behavioral": BEHAVIORAL_TOKENS}
 
 
 def resolve_mode(llm: LLM, requested: str = AUTO) -> str:
@@ -109,6 +95,7 @@ class BlockSyncResult(SyncResult):
     mode: str = ""  # joint | prefix | single (every read alone)
     shared: int = 0  # reads shared with other bookmarks
     parts: int = 0  # calls this bookmark took part in
+    blocks: int = 0  # blocks it read in them (a call can read several)
 
 
 @dataclass(eq=False)
@@ -123,13 +110,15 @@ class _Member:
     usage: dict = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0,
                                                  "completion_tokens": 0})
     parts: int = 0
+    blocks: int = 0
+    capacity: int = 1  # blocks one call could read for it (joint_read.Reader.capacity)
     shared: int = 0
     joint: int = 0
     stalled: str = ""
     stalled_at: int = -1
     events: list[dict] = field(default_factory=list)
     segments: list[BlockSyncResult] = field(default_factory=list)
-    cut: tuple = ()  # (p, usage, parts, shared, joint, events) at the last segment
+    cut: tuple = ()  # (p, usage, parts, shared, joint, events, blocks) at the last segment
     done_ranges: int = 0
     number: int = 0
     skip: set[tuple[int, int]] = field(default_factory=set)  # ranges a concept leaves out
@@ -188,39 +177,63 @@ async def bring_forward(jobs: Sequence[SyncJob], llm: LLM, *, story: str, mode: 
             {k.casefold() for k in j.keys}, number=len(members)))
         if j.bookmark.type == "concept":
             members[-1].skip = _sparse_ranges(members[-1])
-        members[-1].cut = (j.bookmark.p, dict(members[-1].usage), 0, 0, 0, 0)
+        members[-1].cut = (j.bookmark.p, dict(members[-1].usage), 0, 0, 0, 0, 0)
     groups: dict[tuple, list[tuple[_Member, int]]] = {}
     for n, m in enumerate(members):
         for k, (lo, hi) in enumerate(m.ranges):
             key = (m.job.source, lo, hi) if schedule == "block" else (n, lo, hi)
             groups.setdefault(key, []).append((m, k))
-    reader = _Reader(llm, story, mode, costs)
+    reader = Reader(llm, story, mode, costs, block or STATE_BLOCK)
     done = {(id(m), k): asyncio.Event() for m in members for k in range(len(m.ranges))}
     sem = asyncio.Semaphore(max(1, concurrency))
 
-    async def run(key: tuple) -> None:
-        entries = groups[key]
-        for m, k in entries:
+    async def run(keys: list[tuple]) -> None:
+        for m, k in groups[keys[0]]:
             if k:
                 await done[(id(m), k - 1)].wait()
         async with sem:
-            await reader.read([m for m, _ in entries], key[1], key[2])
-        for m, k in entries:
-            m.done_ranges = k + 1
-            if key[2] in m.job.emit or k == len(m.ranges) - 1:
-                _segment(m, key[2], costs, block, on_segment)
-            done[(id(m), k)].set()
+            await reader.read([m for m, _ in groups[keys[0]]], [(key[1], key[2]) for key in keys])
+        for key in keys:
+            for m, k in groups[key]:
+                m.done_ranges = k + 1
+                if key[2] in m.job.emit or k == len(m.ranges) - 1:
+                    _segment(m, key[2], costs, block, on_segment)
+                done[(id(m), k)].set()
 
     try:
         async with asyncio.TaskGroup() as tg:
-            for key in sorted(groups, key=lambda key: (key[2], key[1])):
-                tg.create_task(run(key))
+            for keys in _reads(groups, merge=mode == JOINT):
+                tg.create_task(run(keys))
     except BaseExceptionGroup as group:  # the first failure, as a single call raises it
         raise group.exceptions[0] from None
     for m in members:
         if not m.ranges:  # nothing to read: the bookmark stays where it is
             _segment(m, max(m.job.target, m.job.bookmark.p), costs, block, on_segment)
     return [m.segments for m in members]
+
+
+def _reads(groups: dict[tuple, list[tuple[_Member, int]]], merge: bool) -> list[list[tuple]]:
+    """The ranges as reads, in story order: with `merge`, consecutive ranges of one text
+    that the same bookmarks need, one after the other, are one read — unless one of them
+    keeps a version between the two."""
+    reads: list[list[tuple]] = []
+    ending: dict[tuple, list[tuple]] = {}  # (text or bookmark, last action) → its read
+    for key in sorted(groups, key=lambda key: (key[2], key[1])):
+        before = ending.pop((key[0], key[1] - 1), None) if merge else None
+        if before is not None and _continues(groups[before[-1]], groups[key]):
+            before.append(key)
+        else:
+            before = [key]
+            reads.append(before)
+        ending[(key[0], key[2])] = before
+    return reads
+
+
+def _continues(a: list[tuple[_Member, int]], b: list[tuple[_Member, int]]) -> bool:
+    """Range b is the next range of exactly a's bookmarks, none keeping a version between."""
+    nxt = {id(m): k for m, k in b}
+    return len(a) == len(b) and all(nxt.get(id(m)) == k + 1 and m.ranges[k][1] not in m.job.emit
+                                    for m, k in a)
 
 
 def _sparse_ranges(m: _Member) -> set[tuple[int, int]]:
@@ -242,163 +255,10 @@ def _sparse_ranges(m: _Member) -> set[tuple[int, int]]:
     return skip
 
 
-class _Reader:
-    """Reads one range for the bookmarks that need it, in the chosen mode."""
-
-    def __init__(self, llm: LLM, story: str, mode: str, costs: CostModel):
-        self.llm, self.story, self.mode, self.costs = llm, story, mode, costs
-
-    async def read(self, members: list[_Member], lo: int, hi: int) -> None:
-        active = [m for m in members if not m.stalled]
-        if not active:
-            return
-        lines = active[0].lines(lo, hi)
-        start = 0
-        while start < len(lines) and active:
-            chunk = prompts.pack(lines[start:], self._room(active), newest=False)
-            for m in active:
-                report(m.bm.title, type=m.bm.type, unit="block", step=m.done_ranges + 1,
-                       steps=len(m.ranges), read=chunk[0].index - m.job.bookmark.p - 1,
-                       total=len(m.job.lines))
-            await self._chunk(active, chunk)
-            start += len(chunk)
-            active = [m for m in active if not m.stalled]
-
-    def _room(self, active: list[_Member]) -> int:
-        text = sum(len(parts.section_text(m)) for m in active[:MAX_PARTS])
-        reply = min(MAX_REPLY, sum(TOKENS[parts.kind_of(m)] for m in active[:MAX_PARTS]) + 16)
-        rooms = [self.llm.prompt_chars(TOKENS[parts.kind_of(m)], reserve=1200 + len(parts.section_text(m)))
-                 for m in active]
-        if self.mode == JOINT and len(active) > 1:
-            rooms.append(self.llm.prompt_chars(reply, reserve=1600 + text + 120 * len(active)))
-        return min(rooms)
-
-    async def _chunk(self, active: list[_Member], chunk: list[IndexedLine]) -> None:
-        work = [(m, spec) for m in active if (spec := parts.spec_for(m, chunk)) is not None]
-        for m, _ in work:
-            m.shared += len(work) > 1
-        if len(work) > 1 and self.mode == JOINT:
-            for start in range(0, len(work), MAX_PARTS):
-                batch = work[start:start + MAX_PARTS]
-                if len(batch) > 1:
-                    await self._joint(batch, chunk)
-                else:
-                    await self._single(*batch[0], chunk)
-            return
-        for m, spec in work:  # consecutive, the block first: a prefix cache serves it
-            await self._single(m, spec, chunk)
-
-    async def _single(self, m: _Member, spec: dict, chunk: list[IndexedLine]) -> None:
-        llm = self.llm.metered()
-        bm = m.bm
-        try:
-            if spec["kind"] == "concept":
-                reply = await llm.text(jp.block_concept(
-                    story=self.story, block=chunk, title=bm.title, subject=bm.subject,
-                    current=m.content.description, p=chunk[0].index - 1, pinned=bm.pinned),
-                    purpose="sync:concept", bookmark_id=bm.id, max_tokens=CONCEPT_TOKENS)
-                text = reply.text.strip()
-                text = _whole_sentences(text) if reply.finish_reason == "length" else text
-                value = jp.ConceptUpdate(description=text[:2000])
-                if echoes_prompt(text):
-                    value = None
-            elif spec["kind"] == "behavioral":
-                value = await llm.structured(
-                    jp.block_behavioral(story=self.story, block=chunk, title=bm.title,
-                                        subject=bm.subject, candidates=spec["candidates"]),
-                    jp.KeepNumbers, purpose="sync:behavioral", bookmark_id=bm.id,
-                    max_tokens=BEHAVIORAL_TOKENS, check=parts.keep_check(len(spec["candidates"])))
-            elif spec["kind"] == "first_state":
-                value = await llm.structured(
-                    prompts.first_state(story=self.story, title=bm.title, subject=bm.subject,
-                                        block=chunk),
-                    FirstState, purpose="sync:state", bookmark_id=bm.id,
-                    max_tokens=STATE_TOKENS, check=_non_blank)
-            else:
-                node = m.content.nodes[-1]
-                value = await llm.structured(
-                    prompts.state(story=self.story, title=bm.title, subject=bm.subject,
-                                  node=node.text, node_range=f"actions {node.start}–{node.end}",
-                                  block=chunk),
-                    StateDecision, purpose="sync:state", bookmark_id=bm.id,
-                    max_tokens=STATE_TOKENS)
-        except ModelError as exc:
-            _add(m.usage, llm.usage)
-            _stall(m, chunk[0].index - 1, _failure(exc))
-            return
-        _add(m.usage, llm.usage)
-        m.parts += 1
-        if value is None:  # a concept reply that was not a description
-            _stall(m, chunk[0].index - 1, "the reply was not a description (JSON, or the "
-                   f"prompt's own words): {reply.text[:120]!r}")
-            return
-        parts.apply(m, spec, value, chunk)
-
-    async def _joint(self, batch: list[tuple[_Member, dict]], chunk: list[IndexedLine]) -> None:
-        shape = tuple((spec["kind"], len(spec.get("candidates", ()))) for _, spec in batch)
-        texts = [parts.part_text(m, spec) for m, spec in batch]
-        llm = self.llm.metered()
-        try:
-            reply = await llm.structured(
-                jp.joint_update(story=self.story, block=chunk, parts=texts,
-                                kinds={kind for kind, _ in shape}),
-                jp.joint_schema(shape), purpose="sync:joint",
-                max_tokens=min(MAX_REPLY, sum(TOKENS[k] for k, _ in shape) + 16))
-        except ModelError as exc:
-            _failure(exc)  # a server that is down fails the step; an invalid reply does not
-            reply = None
-        raw = [reply.part(n) if reply else None for n in range(1, len(batch) + 1)]
-        sizes = [len(json.dumps(r)) if r is not None else 1 for r in raw]
-        for n, (m, _) in enumerate(batch):
-            share = {"calls": _share(llm.usage["calls"], len(batch), n),
-                     "prompt_tokens": _split(llm.usage["prompt_tokens"], len(batch), n),
-                     "completion_tokens": round(llm.usage["completion_tokens"] * sizes[n]
-                                                / sum(sizes))}
-            _add(m.usage, share)
-            m.parts += 1
-            m.joint += 1
-        again = []
-        for (m, spec), value in zip(batch, raw, strict=True):
-            valid = parts.validate(spec, value)
-            if valid is None:
-                again.append((m, spec))
-            else:
-                parts.apply(m, spec, valid, chunk)
-        for m, spec in again:  # an invalid part is asked again alone
-            m.events.append({"kind": "joint_part_reasked", "range": [chunk[0].index,
-                                                                     chunk[-1].index]})
-            await self._single(m, spec, chunk)
-
-
-def _stall(m: _Member, at: int, why: str) -> None:
-    m.stalled, m.stalled_at = why, max(m.cut[0], at)
-
-
-def _add(total: dict, usage: dict) -> None:
-    for key in ("calls", "prompt_tokens", "completion_tokens"):
-        total[key] += usage.get(key, 0)
-
-
-def tidy(x: float) -> float | int:
-    """A sum of call shares, as a whole number when it is one (3 decimals otherwise)."""
-    x = round(x, 3)
-    return int(x) if x == int(x) else x
-
-
-def _share(calls: int, n: int, k: int) -> float:
-    """Part k's share of `calls` (3 decimals, the last part taking the rest: exact sums)."""
-    each = round(calls / n, 3)
-    return each if k < n - 1 else round(calls - each * (n - 1), 3)
-
-
-def _split(total: int, n: int, k: int) -> int:
-    return total // n + (1 if k < total % n else 0)
-
-
 def _segment(m: _Member, point: int, costs: CostModel, block: int,
              on_segment: Callable[[int, BlockSyncResult], None] | None) -> None:
     """Close the stretch since the last segment at `point` (or where the sync stalled)."""
-    p_old, usage0, parts0, shared0, joint0, events0 = m.cut
+    p_old, usage0, parts0, shared0, joint0, events0, blocks0 = m.cut
     if m.stalled and point > m.stalled_at:
         p_new = max(p_old, m.stalled_at)
     else:
@@ -408,7 +268,7 @@ def _segment(m: _Member, point: int, costs: CostModel, block: int,
     res.calls = tidy(m.usage["calls"] - usage0["calls"])
     res.prompt_tokens = m.usage["prompt_tokens"] - usage0["prompt_tokens"]
     res.completion_tokens = m.usage["completion_tokens"] - usage0["completion_tokens"]
-    res.parts, res.shared = m.parts - parts0, m.shared - shared0
+    res.parts, res.shared, res.blocks = m.parts - parts0, m.shared - shared0, m.blocks - blocks0
     res.mode = "joint" if m.joint > joint0 else ("prefix" if res.shared else "single") \
         if res.parts else "none"  # none: nothing in the range asked the model
     if p_new < point:
@@ -417,17 +277,19 @@ def _segment(m: _Member, point: int, costs: CostModel, block: int,
                            "reason": m.stalled[:300]})
     _counterfactual(res, m, costs, block)
     report(m.bm.title, done=True)
-    m.cut = (p_new, dict(m.usage), m.parts, m.shared, m.joint, len(m.events))
+    m.cut = (p_new, dict(m.usage), m.parts, m.shared, m.joint, len(m.events), m.blocks)
     m.segments.append(res)
     if on_segment:
         on_segment(m.number, res)
 
 
 def _counterfactual(res: BlockSyncResult, m: _Member, costs: CostModel, block: int) -> None:
-    """The same section synchronized from p = 0: ranges from 0 at the rate of ranges that
-    asked the model in this sync, at this sync's tokens per part (else the running mean)."""
+    """The same section synchronized from p = 0: the blocks before p_old at the rate of
+    blocks that asked the model in this sync, at this sync's tokens per block read and its
+    share of a call per call (else the running means), as many blocks a call as one call
+    could hold for it (`capacity`: a synchronization from the start reads long stretches)."""
     kind = m.bm.type
-    costs.add(kind, res.parts, res.prompt_tokens, res.completion_tokens)
+    costs.add(kind, res.blocks, res.prompt_tokens, res.completion_tokens)
     costs.add(f"{kind}:calls", res.parts, res.calls, 0)  # a joint call is one part's
     res.actions_read_wo = res.p_new
     if res.p_old == 0:  # a fresh bookmark: the counterfactual is what was spent
@@ -435,14 +297,14 @@ def _counterfactual(res: BlockSyncResult, m: _Member, costs: CostModel, block: i
             res.calls, res.prompt_tokens, res.completion_tokens)
         return
     spanned = max(1, math.ceil((res.p_new - res.p_old) / block))
-    rate = min(1.0, res.parts / spanned) if res.parts else (
+    rate = min(1.0, res.blocks / spanned) if res.blocks else (
         1.0 if kind == "state" or m.job.mentioned_before else 0.0)
     if res.parts:
-        per_p, per_c = res.prompt_tokens / res.parts, res.completion_tokens / res.parts
+        per_p, per_c = res.prompt_tokens / res.blocks, res.completion_tokens / res.blocks
         per_call = res.calls / res.parts
     else:
         (per_p, per_c), per_call = costs.per_call(kind), costs.per_call(f"{kind}:calls")[0]
-    parts_wo = res.parts + rate * math.ceil(res.p_old / block)
-    res.calls_wo = tidy(max(parts_wo * per_call, res.calls))
-    res.prompt_tokens_wo = max(parts_wo * per_p, res.prompt_tokens)
-    res.completion_tokens_wo = max(parts_wo * per_c, res.completion_tokens)
+    before = rate * math.ceil(res.p_old / block)  # blocks read again without reuse
+    res.calls_wo = tidy(res.calls + before * per_call / max(1, m.capacity))
+    res.prompt_tokens_wo = res.prompt_tokens + before * per_p
+    res.completion_tokens_wo = res.completion_tokens + before * per_c

@@ -5,9 +5,12 @@ from its own checkpoints, not from multiples of the block: every gap between two
 (the bookmarks' checkpoints and the point) is cut in blocks of the block size counted from
 the gap's start, as a bookmark synchronized on its own (sync.py) reads from its
 checkpoint. A gap of 126 actions after a checkpoint at 268 is 269–332 and 333–394, not
-269–320, 321–384 and 385–394 on the grid of multiples of 64: the fewest calls a gap can
-take (⌈gap / block⌉), each block still at most the state block. When every gap is shorter
-than a block (nearby predictions), each is read whole: one range, one call for all.
+269–320, 321–384 and 385–394 on the grid of multiples of 64: the fewest blocks a gap can
+take (⌈gap / block⌉), each still at most the state block. In `joint` mode the blocks of a
+gap that the same bookmarks need are one read, as many whole blocks a call as fit the
+model's context (a state still decides once per block; joint_read.py): a gap of two or
+three blocks is one call. When every gap is shorter than a block (nearby predictions),
+each is read whole: one range, one call for all.
 """
 
 from __future__ import annotations

@@ -61,8 +61,9 @@ def test_a_title_that_differs_only_in_case_and_punctuation_is_reused_without_ask
 
 def test_a_long_gap_is_cut_in_equal_blocks_from_the_checkpoint(store):
     """126 actions since the checkpoint: two blocks counted from it, 101–164 and 165–226
-    (not 101–128, 129–192 and 193–226 on the grid of multiples of 64), each read once for
-    every reused bookmark."""
+    (not 101–128, 129–192 and 193–226 on the grid of multiples of 64), read once for every
+    reused bookmark — in one call, as they fit the context: the state decides once per
+    block, the examples once for both."""
     sid = store.add_story(generated_story())
     script = ScriptedMemory(sections=SECTIONS[:1] + SECTIONS[2:])
     fake = ScriptedFakeModel(default=script)
@@ -71,15 +72,20 @@ def test_a_long_gap_is_cut_in_equal_blocks_from_the_checkpoint(store):
     before = len(fake.history)
     g = ground(store, llm, sid, 227)  # reads 101–226
     asked = fake.history[before:]
-    assert [script.kind(r) for r in asked] == ["propose", "joint", "joint"]
-    assert "[164] " in asked[1].messages[-1]["content"]
-    assert "[165] " in asked[2].messages[-1]["content"]
+    assert [script.kind(r) for r in asked] == ["propose", "joint"]
+    prompt = asked[1].messages[-1]["content"]
+    assert "Block 1 of 2 (actions 101–164):" in prompt and "Block 2 of 2 (actions 165–226):" in prompt
+    assert sorted(asked[1].response_format["json_schema"]["schema"]["properties"]) == [
+        "s1_b1", "s1_b2", "s2"]
     assert {(e["p_old"], e["p_new"]) for e in kinds(g, "synchronized")} == {(100, 226)}
+    (state,) = [e for e in kinds(g, "synchronized") if e["type"] == "state"]
+    assert state["calls"] == 0.5  # its share of the one call
 
 
 def test_a_new_section_among_reused_ones_reads_block_major(store):
     """One section new, two reused: the new one reads from the start alone until it
-    reaches the others' checkpoint, then the short gap is one joint call for all three."""
+    reaches the others' checkpoint (1–64 and 65–100 in one call, a first state and a
+    decision), then the short gap is one joint call for all three."""
     sid = store.add_story(generated_story())
     script = ScriptedMemory(sections=SECTIONS[:1] + SECTIONS[2:])
     fake = ScriptedFakeModel(default=script)
@@ -90,10 +96,13 @@ def test_a_new_section_among_reused_ones_reads_block_major(store):
     before = len(fake.history)
     g = ground(store, llm, sid, 105)  # the reused ones read 101–104, the new one 1–104
     asked = fake.history[before:]
-    assert [script.kind(r) for r in asked] == ["propose", "first_state", "state", "joint"]
-    *alone, last = asked[1:]  # 1–64 and 65–100 alone, then 101–104 for all
-    assert all("Ben's debts" in r.messages[-1]["content"] for r in alone)
-    assert not any("Ada's standing with Ben" in r.messages[-1]["content"] for r in alone)
+    assert [script.kind(r) for r in asked] == ["propose", "joint", "joint"]
+    alone, last = asked[1:]  # 1–64 and 65–100 alone, then 101–104 for all
+    assert "Ben's debts" in alone.messages[-1]["content"]
+    assert "Ada's standing with Ben" not in alone.messages[-1]["content"]
+    assert "Block 2 of 2 (actions 65–100):" in alone.messages[-1]["content"]
+    assert sorted(alone.response_format["json_schema"]["schema"]["properties"]) == [
+        "s1_b1", "s1_b2"]
     for title in ("Ben's debts", "Ada's standing with Ben"):
         assert title in last.messages[-1]["content"]
     assert "[101] " in last.messages[-1]["content"]
@@ -101,3 +110,4 @@ def test_a_new_section_among_reused_ones_reads_block_major(store):
     assert {e["title"]: (e["p_old"], e["p_new"]) for e in kinds(g, "synchronized")} == {
         "Ada's standing with Ben": (100, 104), "Ben's debts": (0, 104),
         "How Ada speaks": (100, 104)}
+

@@ -71,8 +71,8 @@ def test_cut_reply_is_asked_again_with_room_never_identically(store):
     sid = store.add_story(generated_story(200))
     script = ScriptedMemory(sections=[ADA_STATE])
 
-    def reply(request):
-        if script.kind(request) in ("state", "first_state") and "cut off" not in \
+    def reply(request):  # a state's answer (alone, or per block in one call) runs on
+        if script.kind(request) in ("state", "first_state", "joint") and "cut off" not in \
                 request.messages[-1]["content"]:
             return json.dumps({"decision": "append", "text": "word " * 400})
         return script(request)
@@ -81,7 +81,7 @@ def test_cut_reply_is_asked_again_with_room_never_identically(store):
     g = ground(store, make_llm(fake, store), sid, 100)
     (sync,) = kinds(g, "synchronized")
     assert sync["p_new"] == 99 and not sync["stalled"]
-    states = [r for r in fake.history if script.kind(r) in ("state", "first_state")]
+    states = [r for r in fake.history if script.kind(r) in ("state", "first_state", "joint")]
     first, again = states[0], states[1]
     assert again.messages != first.messages and again.max_tokens > first.max_tokens
 
@@ -92,8 +92,8 @@ def test_a_block_that_cannot_be_synchronized_keeps_the_last_good_one(store):
     broken = {"on": True}
 
     def reply(request):  # every block from action 129 on gets a reply cut at max_tokens
-        text = request.messages[-1]["content"]
-        if broken["on"] and script.kind(request) == "state" and "[129]" in text:
+        text = request.messages[-1]["content"]  # (alone, or among the blocks of one call)
+        if broken["on"] and script.kind(request) in ("state", "joint") and "[129]" in text:
             return '{"decision": "append", "text": "' + "x" * 5000
         return script(request)
 
@@ -315,7 +315,7 @@ def test_the_panel_says_how_far_a_stalled_sync_got(store):
     script = ScriptedMemory(sections=[ADA_STATE])
 
     def reply(request):  # the block holding action 129 can never be read
-        if script.kind(request) == "state" and "[129]" in request.messages[-1]["content"]:
+        if script.kind(request) in ("state", "joint") and "[129]" in request.messages[-1]["content"]:
             return '{"decision": "append", "text": "' + "x" * 5000
         return script(request)
 
@@ -349,9 +349,13 @@ def test_a_decision_word_is_never_written_as_the_state(store):
     sid = store.add_story(generated_story(300))
     script = ScriptedMemory(sections=[ADA_STATE])
 
-    def reply(request):
-        if script.kind(request) == "state":  # "refine" with the decision word as its text
+    def reply(request):  # "refine" with the decision word as its text, for every block
+        if script.kind(request) == "state":
             return json.dumps({"decision": "refine", "text": "Unchanged."})
+        if script.kind(request) == "joint":
+            parts = script.joint(request)
+            return json.dumps({k: {"decision": "refine", "text": "Unchanged."}
+                               if "decision" in v else v for k, v in parts.items()})
         return script(request)
 
     fake = ScriptedFakeModel(default=reply)

@@ -122,16 +122,18 @@ def test_nap_run_resumes_where_it_stopped(store):
     with pytest.raises(Killed):
         run_sync(run_nap(store, llms, sid, points=4, characters=["Ada"], on_record=stop_after_two))
     (run,) = store.runs()
-    assert run["status"] == "running" and len(store.records(run["id"])) == 2
+    # the point whose record stopped the run, and any already in flight then, are saved
+    stopped = len(store.records(run["id"]))
+    assert run["status"] == "running" and 2 <= stopped < 4
     seen = []
     done = run_sync(run_nap(store, llms, run_id=run["id"],
                             on_record=lambda r, n, t: seen.append(n)))
-    assert seen == [3, 4] and done["summary"]["items"] == 4
+    assert seen == list(range(stopped + 1, 5)) and done["summary"]["items"] == 4
     points = [r["point"] for r in store.records(run["id"])]
     assert points == sorted(set(points))
     # the resumed points reused the run's memory instead of starting empty
     rows = store.sync_costs(sid, run["space"])
-    assert any(r["p_old"] > 0 for r in rows if r["position"] == points[2])
+    assert any(r["p_old"] > 0 for r in rows if r["position"] == points[stopped])
 
 
 def test_mcq_run_accuracy_and_invalid(store):

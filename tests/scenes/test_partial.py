@@ -20,7 +20,7 @@ from tests.engine_helpers import generated_story
 
 SECTIONS = [{"title": "Ada's standing with Ben", "type": "state", "subject": "Ada"},
             {"title": "Harbour gate", "type": "concept", "subject": "harbour gate"}]
-SYNC = ("first_state", "state", "concept", "behavioral")
+SYNC = ("first_state", "state", "concept", "behavioral", "joint")  # alone, or several blocks at once
 
 
 @pytest.fixture
