@@ -25,7 +25,7 @@ from bookmarks.engine.grounding import (
     grounded_event,
 )
 from bookmarks.engine.joint_sync import AUTO, SEPARATE, resolve_mode, tidy
-from bookmarks.engine.matching import match
+from bookmarks.engine.matching import match_all
 from bookmarks.engine.recall import new_bookmark, visible_bookmarks
 from bookmarks.engine.step_sync import bring_step
 from bookmarks.engine.sync import (
@@ -44,6 +44,8 @@ from bookmarks.store import Store
 from bookmarks.stories.story import PSEUDO_CHARACTERS, Character
 
 FALLBACK_SECTIONS = 3  # at most this many fallback sections (and never over the budget)
+RECENT = 6  # the proposal lists the sections used most recently,
+OWN = 6  # and after them this many more about the character who acts
 
 
 class Section(BaseModel):
@@ -174,8 +176,12 @@ class BookmarksGrounder:
         """The sections to ground on. A proposal still invalid after its re-ask is repaired
         (pronouns and short names resolved through the cast, invalid sections dropped);
         when nothing valid is left, the fallback sections stand in (a `fallback` event)."""
-        recent = sorted((b for b in existing if b.version_id), key=lambda b: (-b.p, b.id or 0))[:6]
-        recent_titles = [f"{b.title} ({b.type}, about {b.subject})" for b in recent]
+        ordered = sorted((b for b in existing if b.version_id), key=lambda b: (-b.p, b.id or 0))
+        recent = ordered[:RECENT]
+        # and the character's own, so a title can be asked for again (reused without a call)
+        own = [b for b in ordered[RECENT:] if _concerns(b, req.character, cast)][:OWN]
+        recent_titles, own_titles = ([f"{b.title} ({b.type}, about {b.subject})" for b in bms]
+                                     for bms in (recent, own))
         parsed: list[Proposals] = []  # every reply that parsed, valid or not
 
         def check(value: Proposals) -> None:
@@ -201,7 +207,7 @@ class BookmarksGrounder:
                                 types=tuple(t for t in BOOKMARK_TYPES
                                             if t not in self.options.exclude_types),
                                 character=req.character, scene=req.scene, recent=recent_titles,
-                                budget=self.options.budget),
+                                own=own_titles, budget=self.options.budget),
                 Proposals, purpose="propose", scene_id=req.scene_id,
                 max_tokens=90 * self.options.budget, check=check)
         except StructuredOutputError as exc:  # still invalid after the re-ask: degrade
@@ -273,9 +279,8 @@ class BookmarksGrounder:
     async def _match(self, req: GroundRequest, sections: list[Section], existing: list[Bookmark],
                      llm: LLM, events: list[dict], writes: MemoryWrites) -> list[Bookmark]:
         known = self.store.match_decisions(req.story_id, req.space)
-        outcomes = await asyncio.gather(*(
-            match(s.title, s.type, s.subject, existing, llm=llm, known=known,
-                  story_id=req.story_id, space=req.space) for s in sections))
+        outcomes = await match_all([(s.title, s.type, s.subject) for s in sections], existing,
+                                   llm=llm, known=known, story_id=req.story_id, space=req.space)
         selected: list[Bookmark] = []
         for s, outcome in zip(sections, outcomes, strict=True):
             writes.decisions.extend(outcome.decisions)

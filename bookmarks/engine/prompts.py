@@ -66,9 +66,15 @@ TYPE_HELP = {
 
 
 def propose(*, title: str, cast: Sequence[str], character: str, scene: Sequence[IndexedLine],
-            recent: Sequence[str], budget: int,
+            recent: Sequence[str], own: Sequence[str], budget: int,
             types: Sequence[str] = ("concept", "state", "behavioral")) -> list[dict[str, str]]:
+    """`recent`: the sections used most recently; `own`: other sections about the character
+    who acts (after its name, so the prompts of several characters at one point share all
+    before it)."""
     recent_text = "\n".join(f"- {r}" for r in recent) or "- (none yet)"
+    own_text = "".join(f"- {r}\n" for r in own)
+    own_text = (f"Other sections about {character} (ask for the same title again to go on "
+                f"with one):\n{own_text}") if own else ""
     kind = "state" if "state" in types else types[0]
     example = {"state": f"{character}'s current goal", "concept": f"Who {character} is",
                "behavioral": f"How {character} speaks"}[kind]
@@ -79,8 +85,8 @@ def propose(*, title: str, cast: Sequence[str], character: str, scene: Sequence[
         + "".join(TYPE_HELP[t] for t in types) +
         f"\nThe scene so far:\n{lines_block(scene)}\n\n"
         f"Sections used recently (ask for the same title again when it fits):\n{recent_text}\n\n"
-        f"{character} acts next. Propose at most {budget} memory sections that would help "
-        f"predict {character}'s next action. Titles are short noun phrases with full names and "
+        f"{character} acts next. {own_text}Propose at most {budget} memory sections that "
+        f"would help predict {character}'s next action. Titles are short noun phrases with full names and "
         f"no pronouns. Example: {{\"sections\": [{{\"title\": \"{example}\", "
         f"\"type\": \"{kind}\", \"subject\": \"{character}\"}}]}}"
     )
@@ -93,6 +99,21 @@ def match(*, wanted: str, kind: str, subject: str, existing: str) -> list[dict[s
         'needed, so it can be reused? Answer "reuse" or "new".\n'
         f'Needed: "{wanted}" ({kind}, about {subject}).\n'
         f'Existing bookmark: "{existing}".'
+    )
+    return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def match_many(*, pairs: Sequence[tuple[str, str, str, str]]) -> list[dict[str, str]]:
+    """Several (wanted, type, subject, existing) decisions in one question, each on its own."""
+    listed = "\n".join(f'd{n}. Needed: "{wanted}" ({kind}, about {subject}). Existing bookmark: '
+                       f'"{existing}".' for n, (wanted, kind, subject, existing)
+                       in enumerate(pairs, start=1))
+    keys = ", ".join(f"d{n}" for n in range(1, len(pairs) + 1))
+    user = (
+        "For each pair below: does the existing bookmark hold the same information as the "
+        'memory section that is needed, so it can be reused? Answer "reuse" or "new" for each '
+        f"pair on its own.\n{listed}\n\nReply with one JSON object with one key per pair "
+        f"({keys})."
     )
     return [{"role": "system", "content": MEMORY_SYSTEM}, {"role": "user", "content": user}]
 
@@ -204,7 +225,8 @@ def templates(value: str = PLACEHOLDER, number: int = PLACEHOLDER_NUMBER,
     lines = list(lines or [IndexedLine(value, value, number), IndexedLine(NARRATION, value, number)])
     samples = {"str": value, "int": number, "Sequence[str]": [value],
                "Sequence[IndexedLine]": lines, "Sequence[Sequence[IndexedLine]]": [lines],
-               "Sequence[tuple[str, str]]": [(value, value)]}
+               "Sequence[tuple[str, str]]": [(value, value)],
+               "Sequence[tuple[str, str, str, str]]": [(value, value, value, value)] * 2}
     out = []
     for name, fn in builders().items():
         for flag in (False, True):

@@ -136,8 +136,10 @@ class ScriptedMemory:
         if kind == "propose":
             sections = self.sections(request) if callable(self.sections) else self.sections
             return json.dumps({"sections": sections})
-        if kind == "match":
-            return json.dumps({"decision": self.decide})
+        if kind == "match":  # one decision, or one per pair of a batched question
+            pairs = [k for k in _schema(request).get("properties", {}) if k != "decision"]
+            return json.dumps({k: self.decide for k in pairs} if pairs
+                              else {"decision": self.decide})
         if kind == "concept":
             return f"Description, update {n}."
         if kind == "state":
@@ -173,13 +175,8 @@ class ScriptedMemory:
     def joint(self, request: ChatRequest) -> dict:
         """One valid part per section of a joint update, read from the request's schema;
         each part counts as a reply of its kind (so update numbers run on per kind)."""
-        import json
 
-        fmt = request.response_format or {}
-        schema = fmt.get("schema") or fmt.get("json_schema", {}).get("schema")
-        if schema is None:  # prompt mode: the schema is written after the request
-            text = request.messages[-1]["content"]
-            schema = json.loads(text[text.rindex("JSON schema:\n") + 13:])
+        schema = _schema(request)
         out = {}
         for key, part in schema["properties"].items():
             props = part.get("properties", {})
@@ -198,6 +195,19 @@ class ScriptedMemory:
                 out[key] = {"keep": [allowed[k - 1] for k in self.keep if k <= len(allowed)]
                             if allowed else list(self.keep)}
         return out
+
+
+def _schema(request: ChatRequest) -> dict:
+    """The JSON schema a structured request asks for ({} if none)."""
+    import json
+
+    fmt = request.response_format or {}
+    schema = fmt.get("schema") or fmt.get("json_schema", {}).get("schema")
+    if schema is None:  # prompt mode: the schema is written after the request
+        text = request.messages[-1]["content"]
+        at = text.rfind("JSON schema:\n")
+        schema = json.loads(text[at + 13:]) if at >= 0 else {}
+    return schema
 
 
 LENGTH_ECHO = ("Your previous reply was cut off at the length limit. Answer again, much shorter: "

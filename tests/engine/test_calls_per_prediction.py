@@ -111,3 +111,117 @@ def test_a_new_section_among_reused_ones_reads_block_major(store):
         "Ada's standing with Ben": (100, 104), "Ben's debts": (0, 104),
         "How Ada speaks": (100, 104)}
 
+
+NEAR = [{"title": "Ada's standing with Ben now", "type": "state", "subject": "Ada"},
+        {"title": "The harbour gate lock", "type": "concept", "subject": "harbour gate"},
+        SECTIONS[2]]
+
+
+def test_the_decisions_one_prediction_needs_are_asked_in_one_call(store):
+    """Two new titles close to existing bookmarks: one match call with a decision per pair
+    (not one call per pair), each remembered."""
+    sid = store.add_story(generated_story())
+    script = ScriptedMemory(sections=SECTIONS)
+    fake = ScriptedFakeModel(default=script)
+    llm = make_llm(fake, store)
+    ground(store, llm, sid, 101)
+    script.sections = NEAR
+    before = len(fake.history)
+    g = ground(store, llm, sid, 105)
+    asked = fake.history[before:]
+    assert [script.kind(r) for r in asked] == ["propose", "match", "joint"]
+    assert sorted(asked[1].response_format["json_schema"]["schema"]["properties"]) == ["d1", "d2"]
+    reused = {e["proposed_title"]: (e["title"], e["asked"]) for e in kinds(g, "reused")}
+    assert reused == {NEAR[0]["title"]: (SECTIONS[0]["title"], 1),
+                      NEAR[1]["title"]: (SECTIONS[1]["title"], 1),
+                      SECTIONS[2]["title"]: (SECTIONS[2]["title"], 0)}
+    assert len(g.writes.decisions) == 2
+    before = len(fake.history)
+    ground(store, llm, sid, 111)  # remembered: no match call
+    assert [script.kind(r) for r in fake.history[before:]] == ["propose", "joint"]
+
+
+def test_a_batched_decision_that_stays_invalid_reuses_each_candidate_asked_about(store):
+    sid = store.add_story(generated_story())
+    script = ScriptedMemory(sections=SECTIONS)
+
+    def reply(request):
+        return '{"d1": "reuse", "d2": ' if script.kind(request) == "match" else script(request)
+
+    llm = make_llm(ScriptedFakeModel(default=reply), store)
+    ground(store, llm, sid, 101)
+    script.sections = NEAR
+    g = ground(store, llm, sid, 105)
+    assert {e["proposed_title"]: e["title"] for e in kinds(g, "reused")} == {
+        NEAR[0]["title"]: SECTIONS[0]["title"], NEAR[1]["title"]: SECTIONS[1]["title"],
+        SECTIONS[2]["title"]: SECTIONS[2]["title"]}
+    assert len([f for f in kinds(g, "fallback") if f["step"] == "match"]) == 2
+    assert g.writes.decisions == [] and store.match_decisions(sid, "test") == {}
+
+
+def test_the_proposal_lists_the_acting_characters_own_sections(store):
+    """Ada's sections have dropped out of the six used most recently (Ben's): the proposal
+    still lists them, so Ada can ask for one again by its title — reused, no match call
+    (the state alone reads its short gap with its own prompt)."""
+    sid = store.add_story(generated_story())
+    script = ScriptedMemory(sections=SECTIONS, decide="new")  # Ben's six stay apart
+    fake = ScriptedFakeModel(default=script)
+    llm = make_llm(fake, store)
+    ground(store, llm, sid, 101)
+    for at, topics in ((102, ("debts", "boat", "temper")), (104, ("family", "fears", "hopes"))):
+        script.sections = [{"title": f"Ben's {topic}", "type": "state", "subject": "Ben"}
+                           for topic in topics]
+        ground(store, llm, sid, at, character="Ben")
+    script.sections = SECTIONS[:1]
+    before = len(fake.history)
+    g = ground(store, llm, sid, 107)
+    asked = fake.history[before:]
+    assert [script.kind(r) for r in asked] == ["propose", "state"]
+    prompt = asked[0].messages[-1]["content"]
+    recent = prompt[prompt.index("Sections used recently"):prompt.index("Ada acts next.")]
+    own = prompt[prompt.index("Ada acts next."):prompt.index("Propose at most")]
+    assert "Ada's standing with Ben" not in recent and "Ben's boat" in recent
+    for s in (SECTIONS[0], SECTIONS[2]):  # about Ada (not the harbour gate's)
+        assert f"- {s['title']} ({s['type']}, about {s['subject']})" in own
+    assert "The harbour gate" not in own
+    assert [e["title"] for e in kinds(g, "reused")] == [SECTIONS[0]["title"]]
+
+
+def test_each_proposals_candidates_are_still_asked_one_after_the_other():
+    """Round by round: the first candidate of every proposal in one call, the next only
+    for a proposal answered "new" — the same pairs as asked one by one, fewer calls."""
+    import json
+    import re
+
+    from bookmarks.engine.matching import match_all
+    from bookmarks.memory import Bookmark
+
+    def bm(n, title, kind="state", subject="Ada"):
+        return Bookmark(id=n, story_id=1, space="t", subject=subject, type=kind, title=title,
+                        p=10, version_id=n)
+
+    candidates = [bm(1, "Ada's standing with Ben"), bm(2, "Ada's standing at the harbour"),
+                  bm(3, "The harbour gate", "concept", "harbour gate")]
+
+    asked = []
+
+    def reply(request):
+        text = request.messages[-1]["content"]
+        asked.append(re.findall(r'Existing bookmark: "(.+?)"', text))
+        if len(asked) == 1:  # the first round: both proposals' first candidates
+            return json.dumps({"d1": "new", "d2": "reuse"})
+        return json.dumps({"decision": "reuse"})
+
+    fake = ScriptedFakeModel(default=reply)
+    known: dict = {}
+    state, concept = run_sync(match_all(
+        [("Ada's standing with Ben today", "state", "Ada"),
+         ("The harbour gate lock", "concept", "harbour gate")], candidates,
+        llm=make_llm(fake), known=known, story_id=1, space="t"))
+    assert len(fake.history) == 2
+    (first, harbour), (second,) = asked
+    assert harbour == "The harbour gate" and {first, second} == {
+        "Ada's standing with Ben", "Ada's standing at the harbour"}
+    assert (state.bookmark.title, state.asked) == (second, 2)
+    assert (concept.bookmark.id, concept.asked) == (3, 1)
+    assert sorted(known.values()) == ["new", "reuse", "reuse"]
