@@ -70,29 +70,7 @@ class StrictResolver(TurnRules, Resolver):
                 and self.paras[pi - 1].chapter == p.chapter and self.paras[pi - 1].quotes:
             if found := self._introduced_after_speech(pi - 1):
                 return found, "introduced"
-            if found := self._beat_after_speech(pi - 1):
-                return found, "beat-before"
         return who, how
-
-    def _beat_after_speech(self, pi: int) -> str | None:
-        """A speech paragraph whose closing narration is an action of someone else who speaks
-        in the text (`"…," said the son. … She took refuge in her dignity.`): the next
-        paragraph's untagged speech is theirs — unless they do not answer."""
-        p = self.paras[pi]
-        speaker = next((s for s in reversed(p.speakers) if s), None)
-        tail = p.seg(len(p.segs) - 1)
-        found = sentences(tail)
-        if not speaker or not found or len(found[-1][1].split()) < 3 or not p.quotes[-1].closed \
-                or re.search(r"\bno\s+(?:answer|reply)|\bdid\s+not\s+(?:answer|reply|speak)|"
-                             r"\bwas\s+silent|\bsaid\s+nothing", found[-1][1]):
-            return None
-        subject = next((s for _, s, _, _ in main_subjects(found[-1][1], spans=True) if s), "")
-        if (g := pronoun_gender(subject)) in ("m", "f"):
-            fits = self._others(g, pi + 1, speaker)  # `She took refuge …`: the one woman about
-            who = fits.pop() if len(fits) == 1 else None
-        else:
-            who = self.cast.lookup(subject) if subject else None
-        return who if who and who != speaker and who in self.cast.speakers else None
 
     def _introduced_after_speech(self, pi: int) -> str | None:
         """A speech paragraph whose closing narration introduces the next paragraph's speech
@@ -159,19 +137,18 @@ class StrictResolver(TurnRules, Resolver):
         description of a fitting gender is the one."""
         p = self.paras[pi]
         text = self._before_tag(p, pos)
-        speaker = None  # the previous paragraph's speaker, when its narration goes on about them
+        after_speech = False
         if not text.strip() and pi and self.paras[pi - 1].chapter == p.chapter:
             prev = self.paras[pi - 1]
             if not any(q.speech for q in prev.quotes):
                 text = blank_quotes(prev)  # `X did so.` ¶ `"…," he asked.`
             elif len((tail := prev.seg(len(prev.segs) - 1)).split()) >= 8 and re.search(r"[.!?]\s*$", tail):
-                text = tail  # `"…," said he. … As soon as he came in, he nodded.` ¶ `"…," said he`
-                speaker = next((s for s in reversed(prev.speakers) if s), None)
-        chained = False
+                text, after_speech = tail, True  # `"…," said he. … he nodded.` ¶ `"…," said he`
         found = main_subjects(text, spans=True)
         first = next((s for _, s, _, _ in found if s), "")
         if first.casefold() in ("they", "we") and not self._before_tag(p, pos) and text.strip():
             return UNSURE  # `They found Toad in the garden.` ¶ `"Hooray!" he cried`: which one?
+        chained = False
         for at, subject, start, end in found:
             if (pg := pronoun_gender(subject)) is not None:
                 chained |= pg == g
@@ -188,8 +165,11 @@ class StrictResolver(TurnRules, Resolver):
                 return who  # `it` is an animal the text calls so, never someone of unknown sex
             if who is None and _PERSON.search(subject):
                 return UNSURE  # `and the young man resumed. "…," said he`: someone it does not know
-        if speaker and chained and fits_gender(g, self.cast.gender(speaker)):
-            return speaker  # only `he` since that speaker's line: the same one goes on
+        if after_speech and chained:  # only `he` since that speaker's line
+            speaker = next((s for s in reversed(self.paras[pi - 1].speakers) if s), None)
+            partner = [n for n in self.recent[-2:-1] if n != speaker and g in self.cast.gender(n)]
+            if speaker and not partner and fits_gender(g, self.cast.gender(speaker)):
+                return speaker  # nobody else of that sex in the exchange: the same one goes on
         return None
 
     @staticmethod

@@ -149,8 +149,8 @@ class TurnRules:
             if described(self.cast, d) and not described(self.cast, n) \
                     and frozenset((d, n)) not in self.apart:
                 pairs.setdefault(d, set()).add(n)
-        return {d: ns.pop() for d, ns in pairs.items()
-                if len(ns) == 1 and sum(slots.get((d, n), 0) + slots.get((n, d), 0) for n in ns) >= 2}
+        return {d: next(iter(ns)) for d, ns in pairs.items()
+                if len(ns) == 1 and slots.get((d, next(iter(ns))), 0) >= 2}
 
     # --- helpers -------------------------------------------------------------------------
 

@@ -193,11 +193,12 @@ def test_a_description_in_apposition_is_the_named_one():
 
 
 def test_a_speaker_s_own_narration_goes_on_about_them():
-    s = said('"Is the tide in?" asked Mr. Drury.\n\n'
+    s = said('"Is the tide in?" asked Nell.\n\n'
              '"Not yet," said Tom Pell, and he went out to the jetty. He looked at the water for '
              "a long while, and then he came back and sat down.\n\n"
              '"It will turn at six," he said.\n')
     assert s["It will turn at six."] == "Tom Pell"  # not a reply to Tom Pell: his narration
+    # (after a man's question, `he` could be either man: the stricter rules decide that)
 
 
 def test_a_tag_with_its_verb_first_reads_the_narration_before_the_quotation():
@@ -251,10 +252,3 @@ def test_a_pronoun_does_not_reach_over_narration_without_them():
              '"Repent," he was saying.\n')
     assert "Repent." not in s  # not Tom Pell: the paragraph between has no `he` and no name
 
-
-def test_an_action_of_another_after_a_speech_gives_them_the_next_line():
-    s = said('"Is the tide in?" asked Nell.\n\n"Not yet," said Tom Pell.\n\n'
-             '"If you have no boat," said Mr. Drury, "you had better come with us." '
-             "She looked away.\n\n"
-             '"Thank you, but I will walk."\n')
-    assert s["Thank you, but I will walk."] == "Nell"
