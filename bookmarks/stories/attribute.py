@@ -142,6 +142,9 @@ class Resolver:
         if i and p.speakers[i - 1] and not others and (
                 is_tag_only(seg) or seg.strip(" ,;:—–-") in ("", "or", "and") or _bracketed(seg)):
             return p.speakers[i - 1], "same"
+        if i and p.speakers[i - 1] and q.text.lstrip(" “‘\"'—–-")[:1].islower() \
+                and re.search(r"[,;—–-]\W*$", p.quotes[i - 1].text):
+            return p.speakers[i - 1], "resumed"  # `"…away,"—X and Y exchanged glances,—"for I …"`
         if (b := beat(seg)) and not seg.rstrip().endswith(")"):
             return self.resolve(b, pi, p.segs[i][0] + b.start), f"beat:{b.subject}"
         if i:
@@ -177,7 +180,7 @@ class Resolver:
     def introduced(self, pi: int) -> str | None:
         """A narration paragraph that ends by introducing the next one's speech (`Then Ben
         Rogers says:`, `And he put it to us in this way:`)."""
-        text = self.paras[pi].text.rstrip()
+        text = re.sub(r":\s*[—–-]+$", ":", self.paras[pi].text.rstrip())  # `said:—`
         _, last = last_sentence(text)
         if not (text.endswith(":") or re.search(r"\b(?:thus|as follows|in this way|these words)\b", last)):
             return None

@@ -77,8 +77,8 @@ class StrictResolver(TurnRules, Resolver):
         (`"…" Her voice faded away … at last Miss Lane rose with a sigh, and said:`)."""
         p = self.paras[pi]
         k = len(p.segs) - 1
-        seg = p.seg(k)
-        if not seg.rstrip().endswith(":") or len(seg.split()) < 3:
+        seg = re.sub(r":\s*[—–-]+$", ":", p.seg(k).rstrip())  # `and said:—`
+        if not seg.endswith(":") or len(seg.split()) < 3:
             return None
         tag = tag_before(seg) or beat(seg)
         return self.resolve(tag, pi, p.segs[k][0] + tag.start) if tag else None
@@ -114,7 +114,9 @@ class StrictResolver(TurnRules, Resolver):
                 and not (self.stage == "subject" and not self.cast.gender(who)):
             return None  # `it said`: a note, a voice — only the subject just named, if no one's sex
         stage = self.stage
-        if who is None or stage == "subject":
+        if who is None:
+            return self._only_named(g, pi, pos) if stage == "back" and g in "mf" else None
+        if stage == "subject":
             return who
         p = self.paras[pi]
         if stage == "mention" and self._pronoun_leads(g, p, pos, who):
@@ -170,6 +172,19 @@ class StrictResolver(TurnRules, Resolver):
             partner = [n for n in self.recent[-2:-1] if n != speaker and g in self.cast.gender(n)]
             if speaker and not partner and fits_gender(g, self.cast.gender(speaker)):
                 return speaker  # nobody else of that sex in the exchange: the same one goes on
+        return None
+
+    def _only_named(self, g: str, pi: int, pos: int) -> str | None:
+        """`… she found Peter waiting on the stairs.` ¶ `"…?" he asked.`: nobody of that sex is
+        a subject near, and the narration just before names one of them only."""
+        p = self.paras[pi]
+        if self._before_tag(p, pos).strip() or not pi or self.paras[pi - 1].chapter != p.chapter \
+                or any(q.speech for q in self.paras[pi - 1].quotes):
+            return None
+        fits = {n for _, n, _ in self.events[pi - 1] if g in self.cast.gender(n)}
+        if len(fits) == 1:
+            self.stage = "named"
+            return fits.pop()
         return None
 
     @staticmethod

@@ -75,6 +75,9 @@ def _read(paragraphs: list[tuple[int, str, str | None]], style: str) -> list[Par
         segs = [(bounds[k], bounds[k + 1]) for k in range(0, len(bounds), 2)]
         p = Para(line, text, chapter, quotes, segs)
         p.after = [tag_after(p.seg(i + 1)) for i in range(len(quotes))]
+        if quotes and (t := p.after[-1]) and re.search(r"[.!?]\W*$", quotes[-1].text) \
+                and re.fullmatch(r"[\s:]*:[\s—–-]*", clean(p.seg(len(quotes)))[t.end:]):
+            p.after[-1] = None  # `"…." But Phyllis said:—` speaks the next paragraph
         p.before = [tag_before(p.seg(i)) for i in range(len(quotes))]
         claimed = {i for i, t in enumerate(p.before)
                    if t and t.end >= len(clean(p.seg(i)).rstrip(" ,:;—–-")) - 1}
@@ -177,9 +180,12 @@ class Cast:
         text = re.sub(r"^[A-Z]{2,}\b", lambda m: m.group(0).capitalize(), text)  # `MARILLA came`
         for m in self._pattern.finditer(clean(text)):
             before = text[max(0, m.start() - 12):m.start()]
-            subject = verb_follows(text[m.end():m.end() + 40]) and not re.search(
+            subject = verb_follows(text[m.end():m.end() + 80]) and not re.search(
                 r"(?:\b(?:to|at|with|for|from|on|upon|by|of|than|like|into|towards|about|whether|"
                 r"if)|(?<![Aa]t )\bthat)\s+$", before)
+            head = text[:m.start()]
+            if head.count("(") > head.count(")"):
+                subject = False  # `(The Psychologist … helped himself.)`: an aside, not the chain
             out.append((m.start(), m.end(), self.keys[m.group(1)], subject))
         return out
 
@@ -201,8 +207,9 @@ lit met fed fled read says goes gets makes takes comes sees knows thinks looks s
 def verb_follows(after: str) -> bool:
     """Whether the words after a name read as its verb (`Alice looked`, `the Queen was`,
     `Alice hastily replied`), not as an object's context (`the Dormouse again,`)."""
-    m = re.match(r"(?:,[^,.;:!?“”\"]{1,60},)?\s+(?:(?:[a-z]+ly|not|never|just|then|also|still|only|"
-                 r"again|at\s+once)\s+)*([a-z][a-z’']*)(?!\w)", after)
+    m = re.match(r"(?:(?:,[^,.;:!?“”\"]{1,60},)?\s+|—[^—.;:!?“”\"]{1,60}—\s*)"  # `Ruth—she was …—came`
+                 r"(?:(?:[a-z]+ly|not|never|just|then|also|still|only|again|at\s+once)\s+)*"
+                 r"([a-z][a-z’']*)(?!\w)", after)
     if not m:
         return False
     word = m.group(1)

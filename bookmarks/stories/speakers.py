@@ -57,6 +57,9 @@ _PRONOUN_GENDER = {**dict.fromkeys("he his him himself".split(), MALE),
                    **dict.fromkeys("she her hers herself".split(), FEMALE),
                    **dict.fromkeys("it its itself".split(), NEUTER)}
 _TITLE_RE = re.compile(rf"^(?:{TITLES})\.?$")
+# titles that name someone by themselves: `said the King`, and a family's `said Mother`
+_BARE_TITLES = frozenset("King Queen Captain Doctor Major Colonel Professor Mother Father Granny "
+                         "Grandma Grandpa Nurse".split())
 _MID_CAP = re.compile(r"(?<=[a-z0-9,;] )([A-Z][a-z’'\-]+)")
 _WORDS = re.compile(r"[A-Za-z][a-z’'\-]*")
 
@@ -85,7 +88,7 @@ class NameChecker:
         while words and not (self.is_name_word(words[0]) or _TITLE_RE.match(words[0])):
             words = words[1:]
         if not words or (len(words) == 1 and _TITLE_RE.match(words[0]) and words[0] not in
-                         ("King", "Queen", "Captain", "Doctor", "Major", "Colonel", "Professor")):
+                         _BARE_TITLES):
             return None
         for w in words[1:]:
             if w[:1].isupper() and not self.is_name_word(w) and not _TITLE_RE.match(w):

@@ -1,0 +1,83 @@
+"""Prose speakers in a family scene, on text written for these tests: the Greys at home
+(Mother, Father, Tom, Ann and Jane the cook). Bare family titles as names, `said:—`
+introductions, asides between a name and its verb, a tag that introduces the next
+paragraph, speech resumed after an interposed action, a pronoun for the one person of
+that sex the narration just named."""
+
+from __future__ import annotations
+
+from bookmarks.stories.importers import parse_story
+
+
+def who(text: str, quote: str) -> str:
+    """The character of the action that holds `quote` (`narration` when unattributed)."""
+    found = [a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions
+             if quote in a.text]
+    assert len(found) == 1, found
+    return found[0]
+
+
+FAMILY = ('"What would you like for supper?" Mother asked.\n\n'
+          '"Toast," said Tom, "with a great deal of butter."\n\n'
+          '"Butter is dear," said Father. "Ask your mother for dripping."\n\n')
+
+
+def test_mother_and_father_without_an_article_are_characters():
+    assert who(FAMILY, "What would you like for supper?") == "Mother"
+    assert who(FAMILY, "Ask your mother for dripping.") == "Father"
+
+
+def test_a_bare_family_title_has_its_sex():
+    text = FAMILY + "Tom went out. Mother laughed.\n\n\"I don't blame him!\" she said.\n"
+    assert who(text, "I don't blame him!") == "Mother"
+
+
+def test_said_colon_dash_introduces_the_next_paragraph():
+    text = ('"Is it settled?" asked Tom.\n\n'
+            "Mother came down one morning, very pale, and she smiled and said:—\n\n"
+            '"Everything is settled. We are going to live in the country."\n')
+    assert who(text, "Everything is settled.") == "Mother"
+
+
+def test_an_aside_between_dashes_does_not_hide_the_subject():
+    text = ('"Is that the bell?" asked Ann.\n\n'
+            "Jane—she was the cook and had a temper—came in and said that the carrier "
+            "had called.\n\n"
+            '"He left a parcel, Miss," said she.\n')
+    assert who(text, "He left a parcel") == "Jane"
+
+
+def test_a_name_in_brackets_does_not_take_the_next_pronoun():
+    text = ('"Certainly," said Tom, stooping to the fire. (Father, to show that he was not '
+            'listening, opened his newspaper.) "I have a boat"—he pointed at the shed—"and '
+            'I mean to sail it."\n')
+    assert who(text, "and I mean to sail it.") == "Tom"
+
+
+def test_a_tag_ending_in_a_colon_after_the_last_quotation_speaks_the_next_paragraph():
+    text = ('"I have a secret," said Tom.\n\n'
+            '"Keep it, Tom," said Ann; "I do not want it." But Jane said:—\n\n'
+            '"I should like to hear it!"\n')
+    assert who(text, "I do not want it.") == "Ann"
+    assert who(text, "I should like to hear it!") == "Jane"
+
+
+def test_speech_resumed_in_lower_case_after_an_action_of_others_is_the_same_speaker():
+    text = ('"You can help me," said Mother, "by being good,"—Tom and Ann exchanged '
+            'guilty glances,—"for I shall be away a good deal."\n')
+    assert who(text, "for I shall be away a good deal.") == "Mother"
+    text = ('"You can help me," said Mother, "by being good"—Tom and Ann exchanged '
+            'guilty glances—"Ann will help me."\n')
+    assert who(text, "Ann will help me.") == "narration"  # a new sentence: no continuation
+
+
+def test_a_pronoun_names_the_one_person_of_that_sex_the_narration_just_named():
+    text = ('"Where is everybody?" asked Ann.\n\n'
+            "Jane brushed the girls' hair. When she had turned down the gas she found Tom, "
+            "still dressed, waiting on the stairs.\n\n"
+            '"I say, Jane, what is up?" he asked.\n')
+    assert who(text, "I say, Jane, what is up?") == "Tom"
+    text = ('"Where is everybody?" asked Ann.\n\n'
+            "Jane found Tom and Father on the stairs.\n\n"
+            '"What is up?" he asked.\n')
+    assert who(text, "What is up?") == "narration"  # two men named: unsure
