@@ -38,8 +38,9 @@ MAX_CHARS = 500
 ECHO = "repeated the app's own words"  # in the reason of every such rejection
 _SPECIAL = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?INST\]|<end_of_turn>|<start_of_turn>\w*")
 _NAME = r"[A-Za-z][\w'\-]*\.?(?:\s[A-Za-z][\w'\-]*){0,3}"
-_LABEL = re.compile(rf"^[*_\s]*({_NAME})[*_\s]*(?:\([^)]{{0,60}}\))?[*_\s]*[:：][*_\s]*")
-_LINE_LABEL = re.compile(rf"^\s*[*_]*(?=[A-Z]){_NAME}[*_]*\s*(?:\([^)]{{0,60}}\))?\s*[:：]")
+_OPEN = "\"“‘'(\\[-–—"  # what may come before a name label: quotes, a bracket, a dash
+_LABEL = re.compile(rf"^[*_\s{_OPEN}]*({_NAME})[*_\s]*(?:\([^)]{{0,60}}\))?[*_\s]*[:：][*_\s]*")
+_LINE_LABEL = re.compile(rf"^\s*[*_{_OPEN}]*(?=[A-Z]){_NAME}[*_]*\s*(?:\([^)]{{0,60}}\))?\s*[:：]")
 
 
 @dataclass(frozen=True)
@@ -73,10 +74,13 @@ def _names(character: str, aliases: Sequence[str]) -> set[str]:
 
 def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
                 others: Sequence[str] = (), scene: Sequence[Line] = (),
-                titles: Sequence[str] = (), prompt: Sequence[str] = ()) -> tuple[str | None, str]:
+                titles: Sequence[str] = (), prompt: Sequence[str] = (),
+                context: Sequence[str] = ()) -> tuple[str | None, str]:
     """One usable line of `character` from a raw reply, or (None, reason). `titles`: the
     grounding's section titles; `prompt`: the app's texts of this very request (its
-    instructions, with the names filled in); neither is ever a line."""
+    instructions, with the names filled in); `context`: what the request shows besides the
+    scene (the setting, the grounding). None of them is ever a line, nor a scene line
+    repeated."""
     mine = _names(character, aliases)
     theirs = {o.casefold() for o in others} - mine
     text = _SPECIAL.sub("", raw).strip()
@@ -98,7 +102,8 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
             own = _own_labelled(text, mine) if who in theirs or who == NARRATION else None
             if own is not None:
                 salvaged, why = clean_reply(own, character, aliases=aliases, others=others,
-                                            scene=scene, titles=titles, prompt=prompt)
+                                            scene=scene, titles=titles, prompt=prompt,
+                                            context=context)
                 if salvaged is not None and len(_words(salvaged)) >= MIN_KEPT_WORDS:
                     return salvaged, why
             return None, f"spoke as {label.group(1).strip()!r}"
@@ -112,7 +117,7 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
     before = text
     text = _cut_scaffolding(text)
     text = _plain(text)
-    text = text.strip().strip('"“”').strip()
+    text = _unquoted(text)
     if sum(ch.isalpha() for ch in text) < 2 and text != before:
         return None, f"no words left after cleaning (the rest {ECHO})"
     if len(text) > MAX_CHARS:
@@ -123,10 +128,42 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
     echo = app_words(text, titles=titles, prompt=prompt)
     if echo:
         return None, f"{ECHO} ({echo})"
-    folded = text.casefold()
-    if any(folded == ln.text.strip().casefold() for ln in scene):
+    if _repeats(text, [ln.text for ln in scene]):
         return None, "repeated a line of the scene"
+    if _verbatim(text, context):
+        return None, f"{ECHO} (the setting or the memory, copied)"
     return text, "ok"
+
+
+def _unquoted(text: str) -> str:
+    """The line without the quotation marks around all of it, or a dialogue dash before
+    it (`"It sank."`, `- It sank.`); marks inside it stay (`"Go," she said.`)."""
+    text = re.sub(r"^[-–—]\s+", "", text.strip())
+    marks = [n for n, ch in enumerate(text) if ch in '"“”']
+    if len(marks) == 2 and marks == [0, len(text) - 1] or len(marks) == 1 and marks[0] in (
+            0, len(text) - 1):
+        text = text.replace('"', "").replace("“", "").replace("”", "")
+    return text.strip()
+
+
+def _repeats(text: str, lines: Sequence[str]) -> bool:
+    """The reply is a scene line again: the same words (brackets and quotes aside), or a
+    long line's first eight words and on."""
+    words = _words(text)
+    for line in lines:
+        theirs = _words(line)
+        if words == theirs or len(theirs) >= 8 and words[:8] == theirs[:8]:
+            return True
+    return False
+
+
+def _verbatim(text: str, texts: Sequence[str]) -> bool:
+    """The reply's words (two or more) stand, in order and together, in one of `texts`."""
+    words = _words(text)
+    if len(words) < 2:
+        return False
+    needle = f" {' '.join(words)} "
+    return any(needle in f" {' '.join(_words(t))} " for t in texts if t)
 
 
 def _own_labelled(text: str, mine: set[str]) -> str | None:
@@ -249,7 +286,7 @@ async def act(llm: LLM, *, story_title: str, character: str, scene: Sequence[Lin
         reply = await llm.text(asked, purpose="act", scene_id=scene_id, cache=False,
                                temperature=base + 0.15 * attempt, on_text=on_text)
         clean = dict(character=character, aliases=aliases, others=others, scene=scene,
-                     titles=titles, prompt=own)
+                     titles=titles, prompt=own, context=[setting, grounding])
         if reply.finish_reason == "length":  # cut: its complete sentences, if they make a line
             text, reason = _trimmed(reply.text, last=attempt == max_tries - 1, **clean)
             if text is not None:

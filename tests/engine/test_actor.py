@@ -120,3 +120,30 @@ def test_prompt_puts_stable_text_first_and_scene_last():
 ])
 def test_markdown_emphasis_never_reaches_a_line(raw, expected):
     assert clean_reply(raw, "Maren") == (expected, "ok")
+
+
+@pytest.mark.parametrize("raw, why", [
+    ('"Tobias Bell: I was at the quay."', "spoke as 'Tobias Bell'"),  # a label inside quotes
+    ("(Tobias Bell: I was at the quay.)", "spoke as 'Tobias Bell'"),
+    ("(The gulls circle the mast. Tobias Bell stares at the empty mooring for a while.)",
+     "repeated a line of the scene"),  # a scene line again, in brackets and run on
+    ("The Last Crossing.", "the setting or the memory"),  # the setting's heading
+    ("Mara hates rain.", "the setting or the memory"),  # the grounding, copied
+])
+def test_labels_in_quotes_scene_lines_again_and_the_setting_are_not_lines(raw, why):
+    scene = [*SCENE, Line("narration", "The gulls circle the mast. Tobias Bell stares at the "
+                                       "empty mooring.")]
+    text, reason = clean_reply(raw, "Mara", others=OTHERS, scene=scene,
+                               context=["Scene 1: The Last Crossing. Fog on the river.",
+                                        "## Mara's mood\nMara hates rain."])
+    assert text is None and why in reason
+
+
+@pytest.mark.parametrize("raw, kept", [
+    ('"It sank at noon."', "It sank at noon."),
+    ('"It sank at noon.', "It sank at noon."),
+    ("- It sank at noon.", "It sank at noon."),
+    ('"Go," she said, "now."', '"Go," she said, "now."'),  # marks inside the line stay
+])
+def test_quotes_around_the_whole_line_go_and_quotes_inside_stay(raw, kept):
+    assert clean_reply(raw, "Mara", others=OTHERS, scene=SCENE)[0] == kept
