@@ -36,6 +36,7 @@ from bookmarks.stories.attribution_context import (
     pronoun_gender,
     sentences,
 )
+from bookmarks.stories.attribution_relations import RelationRules
 from bookmarks.stories.attribution_turns import TurnRules
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
@@ -55,7 +56,7 @@ _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|cap
 _PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 
 
-class StrictResolver(TurnRules, Resolver):
+class StrictResolver(RelationRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
     def explicit(self, pi: int, p, i: int) -> str | None:
@@ -88,6 +89,9 @@ class StrictResolver(TurnRules, Resolver):
         if re.fullmatch(ANAPHOR, subject):
             self.stage = "anaphor"
             return self.anaphor(subject.split()[-1], pi, pos)
+        applies, kin = self.relation(subject, pi, pos)
+        if applies:
+            return kin  # `said her sister`: the one of the scene who fits, not a new "Sister"
         who = super().resolve(tag, pi, pos)
         g = _PRONOUN_GENDER.get(subject)
         if who and g and who in self._listeners(pi, pos):

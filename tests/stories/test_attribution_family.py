@@ -81,3 +81,22 @@ def test_a_pronoun_names_the_one_person_of_that_sex_the_narration_just_named():
             "Jane found Tom and Father on the stairs.\n\n"
             '"What is up?" he asked.\n')
     assert who(text, "What is up?") == "narration"  # two men named: unsure
+
+
+def test_a_relation_in_a_tag_is_the_one_of_the_scene_who_fits():
+    text = ('"Harriet is coming," said Maria.\n\n'
+            '"Then I must have a ribbon. Harriet, you will lend me your blue one?" cried Maria.\n\n'
+            '"I will not," said her sister. "You spoiled the last."\n\n'
+            '"You are unkind," said Maria, and Harriet laughed.\n')
+    assert who(text, "I will not") == "Harriet"
+    assert who(text, "You spoiled the last.") == "Harriet"
+
+
+def test_a_relation_with_two_who_fit_stays_unsure_and_with_none_stays_a_description():
+    text = ('"Where are you going?" asked Maria.\n\n'
+            '"Out," said Harriet.\n\n"With whom?" said Jane.\n\n'
+            '"That is no concern of yours," said her sister.\n')
+    assert who(text, "That is no concern of yours") == "narration"  # Harriet or Maria
+    text = ('"Where are you going?" asked Tom.\n\n'
+            '"To the village," said his mother, without looking up.\n')
+    assert who(text, "To the village") == "Mother"  # nobody named fits: a mother of her own

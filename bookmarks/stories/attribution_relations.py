@@ -1,0 +1,86 @@
+"""A tag that names its speaker by a relation (`said her sister`, `replied his friend`,
+`cried her mother`), for the stricter speaker rules (mixed into
+`attribution_rules.StrictResolver`).
+
+A reader does not meet a new character called "Sister" there: `her` is someone in the
+scene, and the sister is another one of it, of the relation's sex. So the tag is the one
+person of the scene that fits: among the last speakers, the people the line before called
+by name and the people the narration around names, not the possessor (the last one of the
+pronoun's sex to speak or act) and of the relation's sex. With nobody named about who fits,
+the description stays a character of its own (a mother the text never names); with two or
+more who fit, the line stays narration.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bookmarks.stories.attribute import fits_gender
+
+_RELATION_GENDER = {
+    **dict.fromkeys("sister mother daughter wife aunt niece grandmother".split(), "f"),
+    **dict.fromkeys("brother father son husband uncle nephew grandfather".split(), "m"),
+    **dict.fromkeys("friend companion cousin guest visitor host hostess".split(), ""),
+}
+_RELATION = re.compile(r"(?P<own>his|her|their)\s+(?:[a-z]+\s+)?(?P<rel>" +
+                       "|".join(sorted(_RELATION_GENDER, key=len, reverse=True)) + r")")
+_OWN_GENDER = {"his": "m", "her": "f", "their": ""}
+
+
+class RelationRules:
+    def relation(self, subject: str, pi: int, pos: int) -> tuple[bool, str | None]:
+        """(applies, who) for a relation tag: `who` is None when the scene has several who fit."""
+        m = _RELATION.fullmatch(" ".join(subject.split()))
+        if not m:
+            return False, None
+        cache = self.__dict__.setdefault("_relations", {})
+        if (pi, pos) not in cache:  # both halves of `"…," said her sister, "…"` alike
+            cache[(pi, pos)] = self._relation(m.group("own"), m.group("rel"), pi, pos)
+        applies, who = cache[(pi, pos)]
+        if applies:
+            self.stage = "relation"
+        return applies, who
+
+    def _relation(self, own: str, rel: str, pi: int, pos: int) -> tuple[bool, str | None]:
+        want = _RELATION_GENDER[rel] or {"hostess": "f", "host": "m"}.get(rel, "")
+        scene = self._scene(pi, pos) - {self._possessor(_OWN_GENDER[own], pi, pos)}
+        fits = {n for n in scene if not want or fits_gender(want, self.cast.gender(n))}
+        if not fits:
+            return False, None
+        return True, (fits.pop() if len(fits) == 1 else None)
+
+    def _possessor(self, g: str, pi: int, pos: int) -> str | None:
+        """Whose relation it is: a subject of that sex in the narration before the tag, else
+        the one who spoke just before, else the last one of that sex to act."""
+        if not g:
+            return None
+        here = [n for s, n, subj in sorted(self.events[pi]) if s < pos and subj
+                and fits_gender(g, self.cast.gender(n))]
+        if here:
+            return here[-1]
+        last = self._last_speaker(pi)
+        if last and fits_gender(g, self.cast.gender(last)):
+            return last
+        for k in range(pi - 1, max(-1, pi - 3), -1):
+            if self.paras[k].chapter != self.paras[pi].chapter:
+                break
+            acted = [n for _, n, subj in sorted(self.events[k])
+                     if subj and fits_gender(g, self.cast.gender(n))]
+            if acted:
+                return acted[-1]
+        return None
+
+    def _scene(self, pi: int, pos: int) -> set[str]:
+        """Named people about: the last speakers, whom the line before called by name, and
+        whom this paragraph's and the last paragraph's narration names."""
+        named = set(self.recent[-3:])
+        for k in (pi - 1, pi):
+            if k < 0 or self.paras[k].chapter != self.paras[pi].chapter:
+                continue
+            p = self.paras[k]
+            named |= {n for s, n, _ in self.events[k] if k < pi or s < pos}
+            for q in p.quotes:
+                if q.speech and (k < pi or q.end <= pos):
+                    named |= self.addressed(q.text)
+        return {n for n in named if n in self.cast.people and n[:1].isupper()
+                and not re.match(r"(?:[Tt]he|[Aa]n?)\s", n)}
