@@ -181,7 +181,7 @@ def build_campaigns_tab(services: Services, access: Access) -> dict:
                     source=source, on_progress=told))
                 try:
                     while not job.done():
-                        yield f"Generating items… {esc(said['text'])}", gr.update()
+                        yield f"Generating items… {esc(said['text'])}", gr.update(), gr.update()
                         await asyncio.wait({job}, timeout=1.0)
                 finally:
                     if not job.done():  # the page went away or Stop: no half-made item stays
@@ -189,7 +189,7 @@ def build_campaigns_tab(services: Services, access: Access) -> dict:
                 item_ids, problems = job.result()
             words = "".join(f"\n- {esc(p)}" for p in problems)
             if not item_ids:
-                yield "No item could be made, so no campaign was created:" + words, gr.update()
+                yield "No item could be made, so no campaign was created:" + words, gr.update(), gr.update()
                 return
             params = {"story_id": sid, "methods": [a, b], "turns": int(turns),
                       "starts": source if items_mode == "new" else "existing",
@@ -200,14 +200,14 @@ def build_campaigns_tab(services: Services, access: Access) -> dict:
             text = (f"Campaign **{esc(name.strip())}** (id {cid}) created with {len(item_ids)} "
                     f"items, each for {int(k)} annotator(s).")
             if with_judge:
-                yield text + " The judge model is voting…", campaign_rows(services)
+                yield text + " The judge model is voting…", campaign_rows(services), cid
                 cast = await campaigns.judge(store, cid, services.llms["judge"])
                 text += f" The judge model cast {cast} votes."
             if problems:
                 text += " Not every start gave an item:" + words
-            yield text, campaign_rows(services)
+            yield text, campaign_rows(services), cid  # the id box: this campaign
         except BookmarksError as exc:
-            yield esc(str(exc)), gr.update()
+            yield esc(str(exc)), gr.update(), gr.update()
 
     def campaign_progress(cid_value):
         try:
@@ -260,7 +260,7 @@ def build_campaigns_tab(services: Services, access: Access) -> dict:
     add_btn.click(add_account, [u_name, u_role], [user_status, users, c_people])
     remove_btn.click(remove_account, [u_name], [user_status, users, c_people])
     create_btn.click(create_campaign, [c_name, c_story, c_items, c_source, c_n, c_turns, c_a, c_b, c_k,
-                              c_people, c_random, c_judge], [status, table],
+                              c_people, c_random, c_judge], [status, table, c_id],
                      concurrency_id="models")
     show_btn.click(campaign_progress, [c_id], [per_person, agreement])
     close_btn.click(set_status("closed"), [c_id], [status, table])

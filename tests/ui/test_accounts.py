@@ -286,6 +286,11 @@ def test_owner_runs_a_campaign_and_the_annotator_sees_only_their_work(tmp_path, 
             owner.locator("#campaign-annotators").get_by_text("ann", exact=True).click()
             owner.locator("#campaign-create").click()
             wait_for_text(owner, "#campaign-status", r"created with 3 items", 600)
+            # the id box now names the new campaign (progress, close and export act on it)
+            deadline = time.monotonic() + 90
+            while owner.locator("#campaign-id input").input_value() != "1":
+                assert time.monotonic() < deadline, owner.locator("#campaign-id input").input_value()
+                owner.wait_for_timeout(250)
             shot(owner, "acc-1-campaign-created")
 
             annotator = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
