@@ -68,10 +68,15 @@ _TO_LISTENER = re.compile(r"\b(?:to|told|tells|asked|asks|addressing|answered|th
                           r"glancing|staring|gazing|smiling|nodding)\s+(?:up\s+)?at)\s+(?:her\s+|his\s+)?$")
 
 
-def listeners(text: str, mentions) -> set[str]:
+def listeners(text: str, mentions, to_only: bool = False) -> set[str]:
     """Characters a tag or a beat names as the one spoken to: the mention right after `to`,
-    `told`, `asked` … (`"Eat your dinner," she said to Lucy` — Lucy is not the speaker)."""
-    return {name for start, _, name, _ in mentions if _TO_LISTENER.search(text[:start])}
+    `told`, `asked` … (`"Eat your dinner," she said to Lucy` — Lucy is not the speaker);
+    `to_only`: after `to` alone (`turned to Harriet`; `asked his companion` may be a tag)."""
+    pattern = _TO_ONLY if to_only else _TO_LISTENER
+    return {name for start, _, name, _ in mentions if pattern.search(text[:start])}
+
+
+_TO_ONLY = re.compile(r"\bto\s+(?:her\s+|his\s+)?$")
 
 
 _FORMER_LATTER = re.compile(r"\b(?:the\s+)?(former|latter)\b", re.I)

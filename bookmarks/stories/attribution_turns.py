@@ -74,6 +74,9 @@ class TurnRules:
             super().update_exchange(p, speech)
             if said and len(self.recent) == 1 and (heard := self._listener(pi, said[-1])):
                 self.recent.insert(0, heard)  # `She was talking to Mr. Hale.`: the two talk
+            elif said and len(self.recent) > 2 and (heard := self._listener(pi, said[-1], calls=False)) \
+                    and heard != self.recent[-2]:
+                self.recent = [heard, said[-1]]  # `X turned to Harriet. "…?"`: Harriet answers
             elif said and len(self.recent) > 2 and before and self.recent[-2] == before[-1] \
                     and said == [self.recent[-1]] and self._called(pi - 1, said[-1]):
                 self.recent = self.recent[-2:]  # `"No, Lucy, …"` ¶ `"…," said Lucy.`: those two
@@ -195,10 +198,12 @@ class TurnRules:
         """Whether paragraph pi's speech calls `name` by name."""
         return pi >= 0 and any(name in self.addressed(q.text) for q in self.paras[pi].quotes if q.speech)
 
-    def _listener(self, pi: int, speaker: str) -> str | None:
-        """The one character the paragraph names as spoken to, other than the speaker."""
+    def _listener(self, pi: int, speaker: str, calls: bool = True) -> str | None:
+        """The one character the paragraph names as spoken to, other than the speaker: in
+        its narration (`turned to Harriet`), else (`calls`) by a call in its speech."""
         p = self.paras[pi]
         text = blank_quotes(p)
-        heard = listeners(text, self.cast.mentions(text)) - {speaker}
-        heard |= {n for q in p.quotes if q.speech for n in self.addressed(q.text)} - {speaker}
+        heard = listeners(text, self.cast.mentions(text), to_only=not calls) - {speaker}
+        if not heard and calls:  # the narration's `turned to Harriet` before a call of `Miss Grey`
+            heard = {n for q in p.quotes if q.speech for n in self.addressed(q.text)} - {speaker}
         return heard.pop() if len(heard) == 1 else None

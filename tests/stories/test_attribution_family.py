@@ -100,3 +100,16 @@ def test_a_relation_with_two_who_fit_stays_unsure_and_with_none_stays_a_descript
     text = ('"Where are you going?" asked Tom.\n\n'
             '"To the village," said his mother, without looking up.\n')
     assert who(text, "To the village") == "Mother"  # nobody named fits: a mother of her own
+
+
+def test_a_new_speaker_who_turns_to_someone_makes_the_two_an_exchange():
+    text = ('"We came to thank you," said Mrs. Hurst.\n\n'
+            '"It was nothing," replied Mrs. Grey.\n\n'
+            '"Nothing! You are too modest," said Mrs. Hurst.\n\n'
+            'Kitty turned to Harriet. "And you, are you fond of walking?"\n\n'
+            '"Very fond," said she.\n\n'
+            '"Then we must walk together."\n\n'
+            '"With pleasure."\n')
+    assert who(text, "Very fond") == "Harriet"  # not Mrs. Hurst, the one who spoke most
+    assert who(text, "Then we must walk together.") == "Kitty"
+    assert who(text, "With pleasure.") == "Harriet"
