@@ -18,7 +18,7 @@ import re
 from bookmarks.stories.attribute import fits_gender
 
 _RELATION_GENDER = {
-    **dict.fromkeys("sister mother daughter wife aunt niece grandmother".split(), "f"),
+    **dict.fromkeys("sister mother daughter wife lady aunt niece grandmother".split(), "f"),
     **dict.fromkeys("brother father son husband uncle nephew grandfather".split(), "m"),
     **dict.fromkeys("friend companion cousin guest visitor host hostess".split(), ""),
 }
@@ -43,17 +43,43 @@ class RelationRules:
 
     def _relation(self, own: str, rel: str, pi: int, pos: int) -> tuple[bool, str | None]:
         want = _RELATION_GENDER[rel] or {"hostess": "f", "host": "m"}.get(rel, "")
-        scene = self._scene(pi, pos) - {self._possessor(_OWN_GENDER[own], pi, pos)}
+        owner = self._possessor(_OWN_GENDER[own], pi, pos)
+        if owner and rel in ("wife", "lady", "husband") and (spouse := self._spouse(owner, rel)):
+            return True, spouse  # `"…, Mr. Grey?" said his wife`: Mrs. Grey
+        scene = self._scene(pi, pos) - {owner}
         fits = {n for n in scene if not want or fits_gender(want, self.cast.gender(n))}
         if not fits:
-            return False, None
+            # `cried her sister` with a named sister speaking elsewhere in the chapter: unsure
+            return bool(self._chapter_speakers(pi, want) - {owner}), None
         return True, (fits.pop() if len(fits) == 1 else None)
+
+    def _spouse(self, owner: str, rel: str) -> str | None:
+        """Mr. X's wife is Mrs. X, Mrs. X's husband Mr. X, when the text names them so."""
+        m = re.match(r"(Mrs?)\.?\s+(.+)$", owner)
+        if not m or (m.group(1) == "Mrs") != (rel == "husband"):
+            return None
+        return self.cast.lookup(f"{'Mr' if rel == 'husband' else 'Mrs'}. {m.group(2)}")
+
+    def _chapter_speakers(self, pi: int, want: str) -> set[str]:
+        out: set[str] = set()
+        for k in range(pi - 1, -1, -1):
+            if self.paras[k].chapter != self.paras[pi].chapter:
+                break
+            out |= {n for n in self.paras[k].speakers if n and n[:1].isupper()
+                    and not re.match(r"(?:[Tt]he|[Aa]n?)\s", n)
+                    and (not want or fits_gender(want, self.cast.gender(n)))}
+        return out
 
     def _possessor(self, g: str, pi: int, pos: int) -> str | None:
         """Whose relation it is: a subject of that sex in the narration before the tag, else
         the one who spoke just before, else the last one of that sex to act."""
         if not g:
             return None
+        p = self.paras[pi]
+        called = {n for q in p.quotes if q.speech and q.end <= pos for n in self.addressed(q.text)
+                  if fits_gender(g, self.cast.gender(n))}
+        if len(called) == 1:
+            return called.pop()  # `"Come here, Tom," said his mother`: Tom's
         here = [n for s, n, subj in sorted(self.events[pi]) if s < pos and subj
                 and fits_gender(g, self.cast.gender(n))]
         if here:

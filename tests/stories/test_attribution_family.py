@@ -113,3 +113,20 @@ def test_a_new_speaker_who_turns_to_someone_makes_the_two_an_exchange():
     assert who(text, "Very fond") == "Harriet"  # not Mrs. Hurst, the one who spoke most
     assert who(text, "Then we must walk together.") == "Kitty"
     assert who(text, "With pleasure.") == "Harriet"
+
+
+def test_mr_x_s_wife_is_mrs_x_and_the_one_called_is_whose_relation_it_is():
+    text = ('Mr. Grey was reading. Mrs. Hurst and Mrs. Grey had written to each other.\n\n'
+            '"You will come to the ball, Mr. Grey?" said his wife.\n\n'
+            '"I had rather not."\n')
+    assert who(text, "You will come to the ball") == "Mrs. Grey"
+    assert who(text, "I had rather not.") == "Mr. Grey"
+
+
+def test_a_relation_that_fits_nobody_near_but_a_speaker_of_the_chapter_stays_unsure():
+    text = ('"Papa is out," said Harriet.\n\n"He went early," said Tom.\n\n'
+            '"To the mill," said Mr. Lee.\n\n'
+            '"I shall go to the village," said Maria.\n\n'
+            "The rain came on.\n\nIt rained all the morning.\n\nNobody went out.\n\n"
+            '"Maria!" cried her sister.\n')
+    assert who(text, "Maria!") == "narration"  # Harriet, most likely: not a new "Sister"
