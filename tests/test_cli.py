@@ -112,9 +112,10 @@ def test_import_with_model_assisted_attribution(tmp_path):
     above the threshold (over real HTTP against a scripted server)."""
     from tests.fake_server import scripted_server
 
-    # an untagged quotation after narration: the rules leave it to the model
+    # an untagged quotation after narration about both speakers: the rules leave it to the
+    # model (after a narration of the scene alone, the turns go on: it would be Anna's)
     text = ('Anna looked at the sea.\n\n"We should go," said Anna.\n\n"Not yet," said Bo.\n\n'
-            'The boat rocked.\n\n"The tide is turning."\n')
+            'Anna and Bo looked at each other.\n\n"The tide is turning."\n')
     path = tmp_path / "sea.txt"
     path.write_text(text)
     with scripted_server() as url:
