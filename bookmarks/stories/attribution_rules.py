@@ -299,9 +299,10 @@ class StrictResolver(RelationRules, TurnRules, Resolver):
     # --- vocatives -----------------------------------------------------------------------
 
     def turn(self, pi: int, p) -> str | None:
-        if who := super().turn(pi, p):
-            return who
-        return self.vocative(pi, p)
+        who = super().turn(pi, p) or self.vocative(pi, p)
+        if who and pi and self._calls_another(pi - 1, who):
+            return None  # `"Good morning, Maria," said Mr. Lucas.` ¶ `"…"`: Maria's, not the turn's
+        return who
 
     def vocative(self, pi: int, p) -> str | None:
         """An untagged line addressing X by name, right after an exchange of X and one

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from bookmarks.stories.attribution_context import blank_quotes, listeners, main_subjects, pronoun_gender
-from bookmarks.stories.tags import PERSON_NOUNS, TITLES, VERB, mask_abbreviations
+from bookmarks.stories.tags import PERSON_NOUNS, STOP_WORDS, TITLES, VERB, mask_abbreviations
 
 BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
 _NOUNS = "|".join(sorted(PERSON_NOUNS))
@@ -31,6 +31,13 @@ _ANSWER = re.compile(rf"\b(?:{VERB}|expressed|assented|apologi[sz]ed|thanked|den
                      r"reply)|was\s+silent|said\s+nothing)\b")
 _CALL = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+)"
                    rf"(?:(?:{TITLES})\.?\s+)?$")
+
+
+_VOCATIVE = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+)"
+                       rf"(?:(?:{TITLES})\.?\s+)?(?P<n>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=\s*[,!?.;:—–-]|$)")
+_KIN_CALLS = frozenset("Papa Pa Mamma Mama Ma Mother Father Daddy Mammy Mummy Granny Grandma Grandpa "
+                       "Sir Madam Ma’am Miss Uncle Aunt Auntie Nurse Doctor Captain Boy Girl Child "
+                       "Brother Sister Cousin Master Mistress Darling Dearest Love Friend".split())
 
 
 class TurnRules:
@@ -54,6 +61,26 @@ class TurnRules:
         if who and (subjects & {"they", "we"} or "it" in subjects and "n" not in self.cast.gender(who)):
             return None  # `"…," it said` / `they said`: not the one whose turn it was
         return who
+
+    def _calls_another(self, pi: int, who: str) -> bool:
+        """Whether paragraph pi's speech calls another character the text knows by name."""
+        person = self.cast.people.get(who)
+        if person and any(re.match(r"(?:[Tt]he|[Aa]n?|[Hh]is|[Hh]er)\s+[a-z]", f) for f in person.forms):
+            return False  # `the painter` may be the Basil called
+        forms = {w for f in (person.forms if person else {who}) for w in f.replace(".", "").split()}
+        p = self.paras[pi]
+        last = next((n for n in reversed(p.speakers) if n), None)
+        for q, n in zip(p.quotes, p.speakers, strict=True):
+            if not q.speech or n != last or re.fullmatch(r"\W*[A-Z][a-z]+\W*", q.text):
+                continue  # an earlier speaker's call was answered in the paragraph; `"Emerson."`
+            for m in _VOCATIVE.finditer(mask_abbreviations(q.text).replace("\u2024", " ")):
+                name = m.group("n")
+                if name.casefold() in STOP_WORDS or name in _KIN_CALLS or name == "I":
+                    continue
+                known = self.cast.lookup(name)  # an unknown name may be the other's nickname
+                if known and known != who and not set(name.split()) <= forms:
+                    return True
+        return False
 
     def _turn(self, pi: int, p) -> str | None:
         if self.bridge == pi - 1 and pi and not any(self.paras[pi - 1].speakers):

@@ -130,3 +130,14 @@ def test_a_relation_that_fits_nobody_near_but_a_speaker_of_the_chapter_stays_uns
             "The rain came on.\n\nIt rained all the morning.\n\nNobody went out.\n\n"
             '"Maria!" cried her sister.\n')
     assert who(text, "Maria!") == "narration"  # Harriet, most likely: not a new "Sister"
+
+
+def test_a_line_that_calls_another_known_character_breaks_the_turns():
+    text = ('"I am ready," said Maria.\n\n'
+            '"Is the carriage ready?" asked Mrs. Grey.\n\n'
+            '"It is at the door, ma\'am," said Hannah.\n\n'
+            '"Then fetch your shawl, Maria," said Mrs. Grey.\n\n'
+            '"Yes, Mamma."\n')
+    assert who(text, "Yes, Mamma.") == "narration"  # Maria was called, not Hannah's turn
+    text = text.replace("fetch your shawl, Maria", "fetch my shawl, Hannah")
+    assert who(text, "Yes, Mamma.") == "Hannah"  # the one called is the one whose turn it is
