@@ -40,6 +40,10 @@ _KIN_CALLS = frozenset("Papa Pa Mamma Mama Ma Mother Father Daddy Mammy Mummy Gr
                        "Brother Sister Cousin Master Mistress Darling Dearest Love Friend".split())
 
 
+_KIN = ("(?:wife|lady|husband|sister|brother|mother|father|daughter|son|aunt|uncle|niece|nephew|"
+        "cousin|friend|companion|guest|visitor)")
+
+
 class TurnRules:
     bridge = -1  # a narration paragraph the exchange goes on across
 
@@ -101,9 +105,13 @@ class TurnRules:
             super().update_exchange(p, speech)
             if said and len(self.recent) == 1 and (heard := self._listener(pi, said[-1])):
                 self.recent.insert(0, heard)  # `She was talking to Mr. Hale.`: the two talk
-            elif said and len(self.recent) > 2 and (heard := self._listener(pi, said[-1], calls=False)) \
+            elif said and len(self.recent) >= 2 and (heard := self._listener(pi, said[-1], calls=False)) \
                     and heard != self.recent[-2]:
                 self.recent = [heard, said[-1]]  # `X turned to Harriet. "…?"`: Harriet answers
+            elif said and (m := re.search(rf"\bto\s+((?:his|her)\s+(?:[a-z]+\s+)?{_KIN})\b", blank_quotes(p))):
+                kin = self.cast.lookup(m.group(1))  # `turning to his nephew`: the nephew the text knows
+                # `said Mrs. Grey to her husband`, who is not named: the next line is unsure
+                self.recent = [kin, said[-1]] if kin and kin != said[-1] else [said[-1]]
             elif said and len(self.recent) > 2 and before and self.recent[-2] == before[-1] \
                     and said == [self.recent[-1]] and self._called(pi - 1, said[-1]):
                 self.recent = self.recent[-2:]  # `"No, Lucy, …"` ¶ `"…," said Lucy.`: those two
@@ -231,6 +239,9 @@ class TurnRules:
         p = self.paras[pi]
         text = blank_quotes(p)
         heard = listeners(text, self.cast.mentions(text), to_only=not calls) - {speaker}
+        if not heard and (m := re.search(r"\bto\s+(?:his|her)\s+(wife|lady|husband)\b", text)) \
+                and (spouse := self._spouse(speaker, m.group(1))):
+            heard = {spouse}  # `said Mrs. Grey to her husband`: Mr. Grey
         if not heard and calls:  # the narration's `turned to Harriet` before a call of `Miss Grey`
             heard = {n for q in p.quotes if q.speech for n in self.addressed(q.text)} - {speaker}
         return heard.pop() if len(heard) == 1 else None

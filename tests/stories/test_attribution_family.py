@@ -141,3 +141,13 @@ def test_a_line_that_calls_another_known_character_breaks_the_turns():
     assert who(text, "Yes, Mamma.") == "narration"  # Maria was called, not Hannah's turn
     text = text.replace("fetch your shawl, Maria", "fetch my shawl, Hannah")
     assert who(text, "Yes, Mamma.") == "Hannah"  # the one called is the one whose turn it is
+
+
+def test_a_line_spoken_to_her_husband_is_answered_by_him_or_left_unsure():
+    start = ('"You are going to the town?" said Mr. Lucas.\n\n'
+             '"Only to the library," said Mrs. Grey.\n\n'
+             '"My dear," said Mrs. Grey to her husband, "you will not forget the letters?"\n\n'
+             '"I never forget anything."\n')
+    assert who(start, "I never forget anything.") == "narration"  # not Mr. Lucas's turn
+    text = "Mr. Grey was reading.\n\n" + start
+    assert who(text, "I never forget anything.") == "Mr. Grey"
