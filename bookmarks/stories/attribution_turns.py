@@ -43,6 +43,8 @@ _KIN_CALLS = frozenset("Papa Pa Mamma Mama Ma Mother Father Daddy Mammy Mummy Gr
 _KIN = ("(?:wife|lady|husband|sister|brother|mother|father|daughter|son|aunt|uncle|niece|nephew|"
         "cousin|friend|companion|guest|visitor)")
 
+_TO_KIN = re.compile(rf"\bto\s+((?:his|her)\s+(?:[a-z]+\s+)?{_KIN})\b")
+
 
 class TurnRules:
     bridge = -1  # a narration paragraph the exchange goes on across
@@ -108,7 +110,7 @@ class TurnRules:
             elif said and len(self.recent) >= 2 and (heard := self._listener(pi, said[-1], calls=False)) \
                     and heard != self.recent[-2]:
                 self.recent = [heard, said[-1]]  # `X turned to Harriet. "…?"`: Harriet answers
-            elif said and (m := re.search(rf"\bto\s+((?:his|her)\s+(?:[a-z]+\s+)?{_KIN})\b", blank_quotes(p))):
+            elif said and (m := _TO_KIN.search(blank_quotes(p))):
                 kin = self.cast.lookup(m.group(1))  # `turning to his nephew`: the nephew the text knows
                 # `said Mrs. Grey to her husband`, who is not named: the next line is unsure
                 self.recent = [kin, said[-1]] if kin and kin != said[-1] else [said[-1]]
