@@ -207,9 +207,10 @@ lit met fed fled read says goes gets makes takes comes sees knows thinks looks s
 def verb_follows(after: str) -> bool:
     """Whether the words after a name read as its verb (`Alice looked`, `the Queen was`,
     `Alice hastily replied`), not as an object's context (`the Dormouse again,`)."""
-    m = re.match(r"(?:(?:,[^,.;:!?“”\"]{1,60},)?\s+|—[^—.;:!?“”\"]{1,60}—\s*)"  # `Ruth—she was …—came`
+    m = re.match(r"(?:(?:,[^,.;:!?“”\"]{1,60},)?\s+|—[^—.;:!?“”\"]{1,60}—\s*"  # `Ruth—she was …—came`
+                 r"|\s+and\s+(?:(?:Mr|Mrs|Miss|Dr)\.?\s+|the\s+)?[A-Z][a-z’'-]+(?:\s+[A-Z][a-z’'-]+)?\s+)"
                  r"(?:(?:[a-z]+ly|not|never|just|then|also|still|only|again|at\s+once)\s+)*"
-                 r"([a-z][a-z’']*)(?!\w)", after)
+                 r"(?!and\b)([a-z][a-z’']*)(?!\w)", after)
     if not m:
         return False
     word = m.group(1)

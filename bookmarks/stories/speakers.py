@@ -103,6 +103,8 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
     nephew` stays, `her mother` → `Mother`, `Dutifully Scribney` → `Scribney`. `nouns`: other
     lower-case nouns the text makes speakers (`the wub`, when it speaks more than once)."""
     s = " ".join(surface.split())
+    if re.search(r"\s+and\s+(?:[A-Z]|(?:the|his|her|a|an)\s)", s):
+        return None  # `Harriet and Maria` speak together: no one character
     if re.fullmatch(PRONOUN, s) or s.casefold() in ("them", "him", "her", "me", "us") \
             or re.fullmatch(r"the (?:other|latter|former)", s.casefold()):
         return None  # `the other` is whoever's turn it is, not a character

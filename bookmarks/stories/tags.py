@@ -138,8 +138,15 @@ def tag_after(seg: str) -> Tag | None:
     seg = clean(seg)
     for pattern in (_HEARD, _WAS_REPLY, _VERB_SUBJ, _SUBJ_VERB):
         if m := pattern.match(seg):
+            if pattern is _VERB_SUBJ and (both := _AND_OTHER.match(seg, m.end())):
+                return Tag(seg[m.start("s"):both.end("s2")], m.start("s"), both.end("s2"))
             return _tag(m)
     return None
+
+
+# `cried Harriet and Maria together`: two speak at once (no `and Mr. Lucas laughed`)
+_AND_OTHER = re.compile(rf"\s+and\s+(?P<s2>{PROPER}|{_DESC})(?=\s*(?:[,.;:!?—–-]|$|together\b|"
+                        r"at\s+once\b|in\s+(?:a\s+)?chorus\b|both\b))")
 
 
 def last_sentence(seg: str) -> tuple[int, str]:

@@ -151,3 +151,22 @@ def test_a_line_spoken_to_her_husband_is_answered_by_him_or_left_unsure():
     assert who(start, "I never forget anything.") == "narration"  # not Mr. Lucas's turn
     text = "Mr. Grey was reading.\n\n" + start
     assert who(text, "I never forget anything.") == "Mr. Grey"
+
+
+def test_two_who_speak_together_are_not_one_of_them():
+    text = ('"Who is to have the new bonnet?" asked Mrs. Grey.\n\n'
+            '"I am!" cried Harriet and Maria together.\n\n'
+            '"Then let Maria have it," said Harriet, and Mr. Lucas laughed.\n')
+    assert who(text, "I am!") == "narration"
+    assert who(text, "Then let Maria have it") == "Harriet"  # `and Mr. Lucas laughed` is no pair
+
+
+def test_two_who_come_in_together_start_a_new_exchange():
+    text = ('"Ring for Hannah," said Mrs. Grey.\n\n"You rang, ma\'am?" said Hannah.\n\n'
+            '"Bring the tea," said Mrs. Grey.\n\n'
+            "Mr. Grey and Captain Hurst came in from the garden.\n\n"
+            '"It cannot last," said the Captain.\n\n'
+            '"It has lasted ten years," replied Mr. Grey.\n\n'
+            '"Then it must end soon."\n\n"That does not follow."\n')
+    assert who(text, "Then it must end soon.") == "Captain"
+    assert who(text, "That does not follow.") == "Mr. Grey"
