@@ -245,7 +245,8 @@ def unknown_tag(seg: str, after: bool) -> bool:
         return False  # `was the undaunted reply`: the one whose turn it is
     if after:
         return bool(re.match(rf"{_LEAD}(?:{VERB}\s+(?:[a-z]+ly\s+)?(?:the|a|an|one|some|several|all|"
-                             rf"both|two|three|another|somebody|someone|everybody|everyone)\b|"
+                             rf"both|two|three|another|somebody|someone|everybody|everyone|"
+                             rf"his|her|their|my|our|your)\b|"  # `said her ladyship`
                              rf"(?:the|a|an|one|some|several|all|two|three)\s+[a-z]+(?:\s+[a-z]+)?"
                              rf"\s+{VERB}\b)", seg))
     if seg.rstrip()[-1:] in ".!?":

@@ -170,3 +170,11 @@ def test_two_who_come_in_together_start_a_new_exchange():
             '"Then it must end soon."\n\n"That does not follow."\n')
     assert who(text, "Then it must end soon.") == "Captain"
     assert who(text, "That does not follow.") == "Mr. Grey"
+
+
+def test_a_tag_naming_someone_the_rules_cannot_place_is_not_the_turn_s():
+    text = ('"You look well tonight, Miss Hurst," said Mr. Grey.\n\n'
+            '"Thank you," said Miss Hurst.\n\n'
+            '"And you, Lady Hurst?"\n\n'
+            '"I am as well as I ever am," said her ladyship.\n')
+    assert who(text, "I am as well as I ever am") == "narration"  # not Miss Hurst's turn
