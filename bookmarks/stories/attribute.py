@@ -26,6 +26,8 @@ from bookmarks.stories.tags import (
 LOOKBACK = 3  # paragraphs searched back for a pronoun's antecedent
 LONG_NARRATION = 120  # words: a narration paragraph this long ends an exchange
 _PRONOUNS = {"he": "m", "she": "f", "it": "n"}
+# a quotation inside a quotation (someone else's words, reported): `‘…, Mr. Hallward?’`
+_NESTED = re.compile(r"(?<!\w)‘.*?’(?!\w)|(?<!\w)'.*?'(?!\w)|“[^”]*”|\"[^\"]*\"", re.S)
 
 
 class Draft(NamedTuple):
@@ -215,6 +217,7 @@ class Resolver:
         """Characters a quotation speaks to by name (`"Mr. Bennet, how can you …"`,
         `"Not a bit, Doctor."`, `"my dear Watson"`)."""
         out = set()
+        text = _NESTED.sub(lambda m: " " * len(m.group(0)), text)  # `‘…, Mr. Hallward?’ she said`
         for start, end, name, _ in self.cast.mentions(text):
             before, after = text[:start].rstrip(), text[end:end + 2]
             opening = not before or before[-1:] in ",;!?.—–-" or re.search(r"\b(?:[Dd]ear|[Oo]h?)$", before)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from bookmarks.stories.attribute import _NESTED
 from bookmarks.stories.attribution_context import blank_quotes, listeners, main_subjects, pronoun_gender
 from bookmarks.stories.tags import PERSON_NOUNS, STOP_WORDS, TITLES, VERB, mask_abbreviations
 
@@ -43,7 +44,8 @@ _KIN_CALLS = frozenset("Papa Pa Mamma Mama Ma Mother Father Daddy Mammy Mummy Gr
 _KIN = ("(?:wife|lady|husband|sister|brother|mother|father|daughter|son|aunt|uncle|niece|nephew|"
         "cousin|friend|companion|guest|visitor)")
 
-_TO_KIN = re.compile(rf"\bto\s+((?:his|her)\s+(?:[a-z]+\s+)?{_KIN})\b")
+_TO_KIN = re.compile(rf"\b(?:{VERB}|turn(?:ed|ing)|look(?:ed|ing)|glanc(?:ed|ing))\s+(?:[\w.’']+\s+){{0,3}}?"
+                     rf"to\s+((?:his|her)\s+(?:[a-z]+\s+)?{_KIN})\b(?![’'-])")  # not `gone to his aunt’s`
 
 
 class TurnRules:
@@ -53,6 +55,7 @@ class TurnRules:
         """Characters a quotation calls by name: at its start or after a comma, a dash, `dear`
         or `oh`, a title allowed (`"Miss Lucy: you will …"`), and followed by a stop."""
         out = set()
+        text = _NESTED.sub(lambda m: " " * len(m.group(0)), text)  # `‘…, Mr. Hallward?’ she said`
         for start, end, name, _ in self.cast.mentions(text):
             before, after = text[:start].rstrip(), text[end:end + 2]
             if _CALL.search(before + (" " if before else "")) and (not after or after[:1] in ",!?.;:—–-"):
@@ -79,7 +82,8 @@ class TurnRules:
         for q, n in zip(p.quotes, p.speakers, strict=True):
             if not q.speech or n != last or re.fullmatch(r"\W*[A-Z][a-z]+\W*", q.text):
                 continue  # an earlier speaker's call was answered in the paragraph; `"Emerson."`
-            for m in _VOCATIVE.finditer(mask_abbreviations(q.text).replace("\u2024", " ")):
+            text = _NESTED.sub(lambda m: " " * len(m.group(0)), q.text)  # another's words
+            for m in _VOCATIVE.finditer(mask_abbreviations(text).replace("\u2024", " ")):
                 name = m.group("n")
                 if name.casefold() in STOP_WORDS or name in _KIN_CALLS or name == "I":
                     continue
@@ -162,9 +166,9 @@ class TurnRules:
             self.seen_as: dict[str, str] = {}  # a description already met in someone's turn
         p = self.paras[pi]
         names = set(said)
-        for s in names:
-            for q in p.quotes:
-                for n in self.addressed(q.text) if q.speech else ():
+        for q, s, how in zip(p.quotes, p.speakers, p.how, strict=True):
+            if s and q.speech and how.startswith(("after:", "before:")):  # a turn may be wrong
+                for n in self.addressed(q.text):
                     self.apart.add(frozenset((s, n)))
         if len(names) != 1 or len(before) < 2 or not pi or not any(self.paras[pi - 1].speakers) \
                 or not p.quotes or p.text[:p.quotes[0].start].strip():

@@ -178,3 +178,19 @@ def test_a_tag_naming_someone_the_rules_cannot_place_is_not_the_turn_s():
             '"And you, Lady Hurst?"\n\n'
             '"I am as well as I ever am," said her ladyship.\n')
     assert who(text, "I am as well as I ever am") == "narration"  # not Miss Hurst's turn
+
+
+def test_a_name_called_inside_a_quoted_quotation_is_no_call_of_the_speaker_s():
+    text = ('"Who was there?" asked Tom.\n\n"Everybody," said Mr. Grey.\n\n'
+            '"And Lady Hurst?"\n\n'
+            '"She caught me at the door. \'You are not going so soon, Mr. Grey?\' she said."\n\n'
+            '"And were you?"\n')
+    assert who(text, "And were you?") == "Tom"
+
+
+def test_going_to_an_aunt_s_is_not_speaking_to_her():
+    text = ('"I have remembered," said Tom.\n\n"Remembered what?" said Mr. Grey.\n\n'
+            '"Where I heard the name." Had he gone to his aunt\'s, he would have heard it '
+            "again; he smiled at the thought.\n\n"
+            '"Where was it?"\n')
+    assert who(text, "Where was it?") == "Mr. Grey"
