@@ -27,7 +27,7 @@ from bookmarks.stories.tags import PERSON_NOUNS, STOP_WORDS, TITLES, VERB, mask_
 
 BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
 _NOUNS = "|".join(sorted(PERSON_NOUNS))
-_ANSWER = re.compile(rf"\b(?:{VERB}|expressed|assented|apologi[sz]ed|thanked|denied|nodded|"
+_ANSWER = re.compile(rf"\b(?:{VERB}|expressed|assented|accepted|apologi[sz]ed|thanked|denied|nodded|"
                      r"shook\s+(?:his|her)\s+head|made\s+no\s+(?:answer|reply)|did\s+not\s+(?:answer|"
                      r"reply)|was\s+silent|said\s+nothing)\b")
 _CALL = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+)"

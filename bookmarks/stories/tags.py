@@ -204,6 +204,7 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
             return m.start("s"), m.group("s")
     if m := re.match(rf"(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])", after):
         return v.end() + m.start("s"), m.group("s")
+    head = _TIME_PHRASE.sub(" ", head)  # `and after a few moments added:`, `and, in a low voice, said`
     if re.search(r"(?:\band|\bthen|,)\s*(?:(?:\w+ly|had|has|have|was|were|just|then|again|began|"
                  r"begun|went|kept|continued|started)\s+)*$", head):
         if found := last_subject(head):
@@ -211,6 +212,9 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     return 0, ""
 
 
+_TIME_PHRASE = re.compile(r"(?<=\band)(?:,)?\s+(?:after|in|with|at|for)\s+(?:a|an|the|his|her|some)\s+"
+                          r"(?:[a-z]+\s+){0,2}?(?:moments?|minutes?|while|pause|time|voice|tone|whisper|"
+                          r"breath|smile|sigh|length|last)\b,?\s*$")
 _ASIDE = re.compile(r",\s*(?:as|when|while|though|although|if|because|since|before|after|until|"
                     r"whilst)\b[^,;:]*,")
 

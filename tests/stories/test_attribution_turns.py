@@ -99,3 +99,16 @@ def test_was_the_reply_is_the_turn_and_they_is_no_one_s():
              '"Late again!" they both said.\n')
     assert s["Not I."] == "Mr. Crowe"
     assert s['"Late again!" they both said.'] == "narration"
+
+
+def test_accepting_what_was_said_is_an_answer():
+    s = said(START + "Mr. Crowe accepted the word, not without a smile.\n\n"
+             '"Then you will be late."\n\n"I am always late."\n')
+    assert s["Then you will be late."] == "Mrs. Hale"
+    assert s["I am always late."] == "Mr. Crowe"
+
+
+def test_a_time_or_manner_phrase_between_and_and_the_verb_keeps_the_subject():
+    s = said(START + '"Then you will be late," said Mrs. Hale.\n\n'
+             'He seemed thoughtful, and after a few moments added: "Not if I run."\n')
+    assert s["Not if I run."] == "Mr. Crowe"
