@@ -233,6 +233,9 @@ def last_subject(head: str) -> tuple[int, str] | None:
         if m.group("v") in _NOT_VERBS or re.search(r"\b(?:to|at|with|for|from|on|upon|by|of|than|like|"
                                                    r"into|that|whether|if)\s+$", pre):
             continue
+        if re.search(r"\b(?:when|whenever|while|whilst|as|because|though|although|since|after|before|"
+                     r"until|till|unless|once)\s+$", pre, re.I):
+            continue  # `she looked dazed when he spoke to her, and then said`: not `he`
         if found and clause_start + m.start("s") < found[0] + len(found[1]):
             continue  # `Mrs. Drury put` is not `Drury put`
         found = (clause_start + m.start("s"), m.group("s"))

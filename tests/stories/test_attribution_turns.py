@@ -112,3 +112,9 @@ def test_a_time_or_manner_phrase_between_and_and_the_verb_keeps_the_subject():
     s = said(START + '"Then you will be late," said Mrs. Hale.\n\n'
              'He seemed thoughtful, and after a few moments added: "Not if I run."\n')
     assert s["Not if I run."] == "Mr. Crowe"
+
+
+def test_the_subject_of_a_when_clause_is_not_the_one_who_then_speaks():
+    s = said(START + "So she looked puzzled when he spoke to her, and then said:\n\n"
+             '"You will be late."\n')
+    assert s["You will be late."] == "Mrs. Hale"
