@@ -16,6 +16,7 @@ from bookmarks.stories.tags import (
     VERB,
     Tag,
     beat,
+    clause_subject,
     is_tag_only,
     last_sentence,
     mask_abbreviations,
@@ -26,6 +27,11 @@ from bookmarks.stories.tags import (
 LOOKBACK = 3  # paragraphs searched back for a pronoun's antecedent
 LONG_NARRATION = 120  # words: a narration paragraph this long ends an exchange
 _PRONOUNS = {"he": "m", "she": "f", "it": "n"}
+# a sentence that only says someone begins to speak: their words are the next paragraph
+_ONSET = re.compile(r"(?:\s+(?:[a-z]+ly|then|now|at\s+last|at\s+once|at\s+length|again|quickly))*\s+"
+                    r"(?:broke\s+in|put\s+in|struck\s+in|chimed\s+in|interrupted|interposed|spoke(?:\s+up)?|"
+                    r"began|resumed|went\s+on|continued|answered|replied|rejoined)"
+                    r"(?:\s+(?:[a-z]+ly|again|at\s+last|at\s+once|at\s+length))*\s*[.!]\s*")
 # a quotation inside a quotation (someone else's words, reported): `‘…, Mr. Hallward?’`
 _NESTED = re.compile(r"(?<!\w)‘.*?’(?!\w)|(?<!\w)'.*?'(?!\w)|“[^”]*”|\"[^\"]*\"", re.S)
 
@@ -185,7 +191,11 @@ class Resolver:
         text = re.sub(r":\s*[—–-]+$", ":", self.paras[pi].text.rstrip())  # `said:—`
         _, last = last_sentence(text)
         if not (text.endswith(":") or re.search(r"\b(?:thus|as follows|in this way|these words)\b", last)):
-            return None
+            found = clause_subject(last)  # `At this point the clever lady broke in.`
+            if not (found and _ONSET.fullmatch(last[found[0] + len(found[1]):])):
+                return None
+            return self.resolve(Tag(found[1], len(text) - len(last) + found[0], len(text)), pi,
+                                len(text) - len(last) + found[0] + 1)
         tag = tag_before(text) or beat(text.rstrip(".") + ":")
         return self.resolve(tag, pi, tag.start + 1) if tag else None
 

@@ -29,8 +29,8 @@ promised explained greeted shouted sang recommended cautioned scolded stormed ra
 saying shouting crying calling whispering muttering murmuring repeating screaming exclaiming
 asking answering replying singing roaring sobbing gasping begun told tells ejaculated
 expostulated remonstrated interposed pursued acknowledged assured rejoined vociferated
-informed
-""".split()), key=len, reverse=True)
+informed ask reply answer add exclaim observe remark whisper murmur
+""".split()), key=len, reverse=True)  # bare forms: `Not till then did Miss Bartlett reply:`
 _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in", "chimed in",
             "burst out", "broke out", "spoke up", "ventured to ask", "ventured to say",
             "ventured to remark", "called back", "shouted back", "answered back", "snapped back",

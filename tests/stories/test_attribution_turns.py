@@ -118,3 +118,18 @@ def test_the_subject_of_a_when_clause_is_not_the_one_who_then_speaks():
     s = said(START + "So she looked puzzled when he spoke to her, and then said:\n\n"
              '"You will be late."\n')
     assert s["You will be late."] == "Mrs. Hale"
+
+
+def test_a_sentence_that_only_says_someone_breaks_in_introduces_their_words():
+    s = said(START + "At this point the clever lady at the end of the table broke in.\n\n"
+             '"You are both wrong."\n\nMiss Lane broke in.\n\n"Nonsense!"\n')
+    assert s["Nonsense!"] == "Miss Lane"
+
+
+def test_an_inverted_tag_with_did_names_its_speaker():
+    s = said(START + 'Gravely displeased, he turned to go. Not till then did Mrs. Hale reply: '
+             '"Good morning, Mr. Crowe."\n')
+    assert s["Good morning, Mr. Crowe."] == "Mrs. Hale"
+    from bookmarks.stories.tags import tag_before
+    tag = tag_before("Gravely displeased, he turned to go. Not till then did Mrs. Hale reply: ")
+    assert tag is not None and tag.subject == "Mrs. Hale"
