@@ -25,6 +25,11 @@ _RELATION_GENDER = {
 _RELATION = re.compile(r"(?P<own>his|her|their)\s+(?:[a-z]+\s+)?(?P<rel>" +
                        "|".join(sorted(_RELATION_GENDER, key=len, reverse=True)) + r")")
 _OWN_GENDER = {"his": "m", "her": "f", "their": ""}
+_MARRIED_WOMAN = r"(?:Mrs\.?|Lady|Madame|Mme\.?|Mother|Mamma|Mama|Aunt|Dame)\s|(?:Mother|Mamma|Mama)$"
+_MAN_OF_STANDING = (r"(?:Mr\.?|Sir|Lord|Father|Papa|Dr\.?|Doctor|Captain|Colonel|Major|General|Squire|"
+                    r"Uncle|Professor)\s|(?:Father|Papa)$")
+_ELDER = {"mother": _MARRIED_WOMAN, "wife": _MARRIED_WOMAN, "lady": _MARRIED_WOMAN, "aunt": _MARRIED_WOMAN,
+          "father": _MAN_OF_STANDING, "husband": _MAN_OF_STANDING, "uncle": _MAN_OF_STANDING}
 
 
 class RelationRules:
@@ -46,12 +51,23 @@ class RelationRules:
         owner = self._possessor(_OWN_GENDER[own], pi, pos)
         if owner and rel in ("wife", "lady", "husband") and (spouse := self._spouse(owner, rel)):
             return True, spouse  # `"…, Mr. Grey?" said his wife`: Mrs. Grey
+        if owner and rel in ("mother", "father") and (parent := self._parent(owner, rel)):
+            return True, parent  # Harriet Grey's mother is Mrs. Grey
         scene = self._scene(pi, pos) - {owner}
-        fits = {n for n in scene if not want or fits_gender(want, self.cast.gender(n))}
+        fits = {n for n in scene
+                if (not want or fits_gender(want, self.cast.gender(n))) and self._elder(n, rel)}
         if not fits:
             # `cried her sister` with a named sister speaking elsewhere in the chapter: unsure
-            return bool(self._chapter_speakers(pi, want) - {owner}), None
+            return bool({n for n in self._chapter_speakers(pi, want) - {owner} if self._elder(n, rel)}), None
         return True, (fits.pop() if len(fits) == 1 else None)
+
+    def _elder(self, name: str, rel: str) -> bool:
+        """A parent or a spouse is named with a title (`Mrs. Grey`, `Sir John`), not a girl's
+        first name (`Maria` is nobody's mother here); other relations fit anyone."""
+        if rel not in _ELDER:
+            return True
+        person = self.cast.people.get(name)
+        return any(re.match(_ELDER[rel], f) for f in (person.forms if person else {name}))
 
     def _spouse(self, owner: str, rel: str) -> str | None:
         """Mr. X's wife is Mrs. X, Mrs. X's husband Mr. X, when the text names them so."""
@@ -59,6 +75,20 @@ class RelationRules:
         if not m or (m.group(1) == "Mrs") != (rel == "husband"):
             return None
         return self.cast.lookup(f"{'Mr' if rel == 'husband' else 'Mrs'}. {m.group(2)}")
+
+    def _parent(self, owner: str, rel: str) -> str | None:
+        """Mrs. X (Mr. X) for the mother (father) of someone the text names X: `Harriet Grey`,
+        `Miss Harriet Grey`, `Miss Grey`."""
+        person = self.cast.people.get(owner)
+        surnames = set()
+        for form in (person.forms if person else {owner}):
+            words = form.replace(".", "").split()
+            if len(words) >= 2 and words[-1][:1].isupper() and words[0] not in ("Mr", "Mrs", "Sir", "Lord"):
+                surnames.add(words[-1])
+        if len(surnames) != 1:
+            return None
+        who = self.cast.lookup(f"{'Mrs' if rel == 'mother' else 'Mr'}. {surnames.pop()}")
+        return who if who != owner else None
 
     def _chapter_speakers(self, pi: int, want: str) -> set[str]:
         out: set[str] = set()

@@ -194,3 +194,13 @@ def test_going_to_an_aunt_s_is_not_speaking_to_her():
             "again; he smiled at the thought.\n\n"
             '"Where was it?"\n')
     assert who(text, "Where was it?") == "Mr. Grey"
+
+
+def test_the_mother_of_harriet_grey_is_mrs_grey_and_never_a_girl_of_the_scene():
+    start = ("Harriet Grey was the eldest of the family. Mr. Grey was reading; Mrs. Grey and "
+             "Mrs. Hurst were in the drawing-room.\n\n"
+             '"Harriet is coming," said Maria.\n\n"I shall go to the village," said Harriet.\n\n')
+    assert who(start + '"In this rain?" said her mother.\n', "In this rain?") == "Mrs. Grey"
+    text = ('"Harriet is coming," said Maria.\n\n"I shall go to the village," said Harriet.\n\n'
+            '"In this rain?" said her mother.\n')
+    assert who(text, "In this rain?") != "Maria"  # the one other girl about is nobody's mother
