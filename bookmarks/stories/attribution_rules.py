@@ -41,7 +41,7 @@ from bookmarks.stories.attribution_turns import TurnRules
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
-from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, beat, tag_before
+from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, VERB, beat, tag_before
 
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
@@ -71,7 +71,26 @@ class StrictResolver(RelationRules, TurnRules, Resolver):
                 and self.paras[pi - 1].chapter == p.chapter and self.paras[pi - 1].quotes:
             if found := self._introduced_after_speech(pi - 1):
                 return found, "introduced"
+        if who is None and how == "introduced" and i == 0 and (actor := self._actor(pi - 1)):
+            return actor, "actor"
         return who, how
+
+    def _actor(self, pi: int) -> str | None:
+        """`Harriet looked up from her book.` ¶ `"…"`: with no exchange running, a short
+        narration paragraph whose one named person is its subject gives them the next line."""
+        p = self.paras[pi]
+        if self.recent or p.quotes or len(p.text.split()) > 40 or pi and any(self.paras[pi - 1].speakers):
+            return None
+        named = {n for _, _, n, _ in self.cast.mentions(p.text)}
+        subjects = [self.cast.lookup(s) for _, s in main_subjects(p.text)]
+        if len(named) != 1 or not subjects or any(s is None for s in subjects) or set(subjects) != named \
+                or re.search(rf"\b{VERB}\b", p.text):  # `Lucy said that this was kind`: she has spoken
+            return None
+        actor = named.pop()
+        if _PERSON.search(p.text.split(".")[0]) or any(actor in self.addressed(q.text) for q in
+                                                        self.paras[pi + 1].quotes if q.speech):
+            return None  # `"Tut, tut! Miss Lucy!"` is not Lucy's
+        return actor
 
     def _introduced_after_speech(self, pi: int) -> str | None:
         """A speech paragraph whose closing narration introduces the next paragraph's speech

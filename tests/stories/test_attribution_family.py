@@ -204,3 +204,14 @@ def test_the_mother_of_harriet_grey_is_mrs_grey_and_never_a_girl_of_the_scene():
     text = ('"Harriet is coming," said Maria.\n\n"I shall go to the village," said Harriet.\n\n'
             '"In this rain?" said her mother.\n')
     assert who(text, "In this rain?") != "Maria"  # the one other girl about is nobody's mother
+
+
+def test_with_no_exchange_running_the_one_person_a_short_narration_shows_speaks_next():
+    text = ("It was a wet morning at Thornley, and Mr. Grey was reading.\n\n"
+            "Mrs. Grey was not a woman to be silenced by the weather.\n\n"
+            '"You will dress for dinner, Mr. Grey."\n')
+    assert who(text, "You will dress for dinner") == "Mrs. Grey"
+    text = ("It was a wet morning at Thornley.\n\n"
+            "Harriet said that it would clear, and opened her book.\n\n"
+            '"Tut, tut! Harriet! It will rain all day."\n')
+    assert who(text, "Tut, tut!") == "narration"  # she has spoken, and is the one called
