@@ -25,7 +25,6 @@ _RELATION_GENDER = {
 _RELATION = re.compile(r"(?P<own>his|her|their)\s+(?:[a-z]+\s+)?(?P<rel>" +
                        "|".join(sorted(_RELATION_GENDER, key=len, reverse=True)) + r")")
 _OWN_GENDER = {"his": "m", "her": "f", "their": ""}
-_ONE_OF_THEM = frozenset("mother father wife lady husband".split())  # one a family
 _MARRIED_WOMAN = r"(?:Mrs\.?|Lady|Madame|Mme\.?|Mother|Mamma|Mama|Aunt|Dame)\s|(?:Mother|Mamma|Mama)$"
 _MAN_OF_STANDING = (r"(?:Mr\.?|Sir|Lord|Father|Papa|Dr\.?|Doctor|Captain|Colonel|Major|General|Squire|"
                     r"Uncle|Professor)\s|(?:Father|Papa)$")
@@ -58,8 +57,6 @@ class RelationRules:
         fits = {n for n in scene
                 if (not want or fits_gender(want, self.cast.gender(n))) and self._elder(n, rel)}
         if not fits:
-            if rel in _ONE_OF_THEM:  # `said her mother`: a family has one; the text's own name for her
-                return False, None
             # `cried her sister` with a named sister speaking elsewhere in the chapter: unsure
             return bool({n for n in self._chapter_speakers(pi, want) - {owner} if self._elder(n, rel)}), None
         return True, (fits.pop() if len(fits) == 1 else None)
