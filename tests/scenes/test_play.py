@@ -161,3 +161,27 @@ def test_panel_tells_this_turns_memory_from_everything_logged_since(store):
     assert act["calls"]["tokens"] > own  # the discarded first attempt is logged too
     html = activity_html(act)
     assert f"{own} tokens (as in the cost meter)" in html and "discarded attempts" in html
+
+
+def test_a_turn_no_actor_try_gives_a_line_for_comes_as_a_stand_in_the_panel_names(store):
+    """Degrade, never fail: the actor's every try is another speaker's line; the turn still
+    comes, as a stand-in, and the panel shows it as a fallback of step `act` with why."""
+    from ui.panel import activity_html
+
+    sid = store.add_story(generated_story(200))
+    script = ScriptedMemory(sections=SECTIONS)
+
+    def other_speaker(request):
+        return "Ben: not mine to say" if script.kind(request) == "act" else script(request)
+
+    fake = ScriptedFakeModel(default=other_speaker)
+    llms = {"memory": make_llm(fake, store), "actor": make_llm(fake, store, role="actor")}
+    scene = store.create_scene(sid, start_point=150, cast=["Ada", "Ben"], method="bookmarks")
+    turn = run_sync(generate_turn(store, llms, scene.id, "Ada"))
+    assert turn.text == "[Ada hesitates and says nothing.]"
+    act = turn_activity(store, turn.id)
+    (fallback,) = [f for f in act["fallbacks"] if f["step"] == "act"]
+    assert "spoke as 'Ben'" in fallback["reason"] and act["actor_tries"] == 4
+    assert "a stand-in line" in activity_html(act)
+    with pytest.raises(ModelError, match="no usable line for Ada"):  # the arena's way
+        run_sync(generate_turn(store, llms, scene.id, "Ada", stand_in=False))
