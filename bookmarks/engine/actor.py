@@ -130,6 +130,8 @@ def clean_reply(raw: str, character: str, *, aliases: Sequence[str] = (),
         return None, f"{ECHO} ({echo})"
     if _repeats(text, [ln.text for ln in scene]):
         return None, "repeated a line of the scene"
+    if narrated := _narrates_another(text, theirs):
+        return None, f"narrated another character ({narrated!r})"
     if _verbatim(text, context):
         return None, f"{ECHO} (the setting or the memory, copied)"
     return text, "ok"
@@ -144,6 +146,17 @@ def _unquoted(text: str) -> str:
             0, len(text) - 1):
         text = text.replace('"', "").replace("“", "").replace("”", "")
     return text.strip()
+
+
+def _narrates_another(text: str, others: set[str]) -> str:
+    """A bracketed direction about someone else ("(Nell Cobb nods.)" for Maren): the other's
+    name when the reply is one ("" otherwise)."""
+    m = re.match(r"^\s*[(\[]\s*([^)\]]{1,60})", text)
+    if not m:
+        return ""
+    head = m.group(1).casefold()
+    return next((o for o in sorted(others, key=len, reverse=True)
+                 if head.startswith(o) and head[len(o):len(o) + 1] in (" ", "'", "’")), "")
 
 
 def _repeats(text: str, lines: Sequence[str]) -> bool:

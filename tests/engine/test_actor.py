@@ -147,3 +147,12 @@ def test_labels_in_quotes_scene_lines_again_and_the_setting_are_not_lines(raw, w
 ])
 def test_quotes_around_the_whole_line_go_and_quotes_inside_stay(raw, kept):
     assert clean_reply(raw, "Mara", others=OTHERS, scene=SCENE)[0] == kept
+
+
+def test_a_direction_about_someone_else_is_not_the_characters_line():
+    assert clean_reply("(Tobias Bell nods towards the door.)", "Mara", others=OTHERS)[0] is None
+    assert "narrated another character" in clean_reply("[Tobias Bell's hand shakes.]", "Mara",
+                                                       others=OTHERS)[1]
+    # the character's own direction, or a line that names another, stays
+    assert clean_reply("(Mara nods towards the door.)", "Mara", others=OTHERS)[0]
+    assert clean_reply("Tobias Bell nods, and so do I.", "Mara", others=OTHERS)[0]
