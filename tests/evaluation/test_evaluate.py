@@ -216,14 +216,28 @@ def test_nap_keeps_several_points_in_flight(store):
 
     sid = store.add_story(generated_story(120))
     fake = ScriptedFakeModel(default=ScriptedMemory())
-    active = {"now": 0, "max": 0}
+    active = {"now": 0, "max": 0, "gave_up": False}
     inner = fake.chat
+    together: list[asyncio.Event] = []  # made in the run's own loop
+
+    script = ScriptedMemory()
 
     async def chat(request):
+        """Hold each judge question until five requests are in flight at once (no clock
+        decides it: a bounded wait, and once a wait ran out nobody waits again and the test
+        fails); other requests go straight through, so memory still grounds in order."""
+        if not together:
+            together.append(asyncio.Event())
         active["now"] += 1
         active["max"] = max(active["max"], active["now"])
+        if active["max"] >= 5:
+            together[0].set()
         try:
-            await asyncio.sleep(0.01)
+            if not active["gave_up"] and script.kind(request) == "judge_dimension":
+                try:
+                    await asyncio.wait_for(together[0].wait(), timeout=60)
+                except TimeoutError:
+                    active["gave_up"] = True
             return await inner(request)
         finally:
             active["now"] -= 1
@@ -231,7 +245,7 @@ def test_nap_keeps_several_points_in_flight(store):
     fake.chat = chat
     run = run_sync(run_nap(store, llms_for(store, fake), sid, method="bookmarks",
                            characters=["Ada"], span=(20, 60), concurrency=4))
-    assert active["max"] >= 5  # at least the five judge questions together
+    assert active["max"] >= 5 and not active["gave_up"]  # five requests in flight at once
     points = [r["point"] for r in store.records(run["id"])]
     assert sorted(points) == [i for i in range(21, 61, 2) if i % 5 and i % 37]
     syncs = [r for r in store.sync_costs(sid, run["space"])]
