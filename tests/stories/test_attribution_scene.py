@@ -279,17 +279,3 @@ def test_a_turn_never_goes_to_one_the_line_speaks_of_by_name():
     s = said('"Where is Kitty?" asked Mrs. Pell.\n\n"Here, mamma," said Kitty.\n\n'
              '"Come here, then," said Mrs. Pell.\n\n"Kitty is asleep, mamma."\n')
     assert s['"Kitty is asleep, mamma."'] == "narration"  # not Kitty's own words of herself
-
-
-def test_the_subject_of_a_when_clause_with_a_relative_clause_is_the_one_who_says():
-    s = said("Early in the day Kitty had come back from the school which she had set going, and was "
-             "drawing at her usual place, when Jane, who had been watching her with a hesitating "
-             "desire to propose something, said—\n\n"
-             '"Kitty, dear, suppose we looked at the jewels to-day?"\n')
-    assert s["Kitty, dear, suppose we looked at the jewels to-day?"] == "Jane"
-
-
-def test_a_sentence_adverb_is_no_part_of_a_name():
-    text = ('"Here," said Jane.\n\nThus Jane, mutely bending over her work, until she heard her '
-            "sister calling her.\n\n" + '"Come and look," said Kitty.\n')
-    assert "Thus Jane" not in cast(text)
