@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from bookmarks.stories.attribute import _NESTED, _PRONOUNS, LONG_NARRATION, LOOKBACK, fits_gender
+from bookmarks.stories.attribute import _PRONOUNS, LONG_NARRATION, LOOKBACK, fits_gender
 from bookmarks.stories.attribution_context import blank_quotes, main_subjects, pronoun_gender, sentences
 from bookmarks.stories.attribution_turns import BRIDGE_WORDS
 from bookmarks.stories.dialogue import self_naming
@@ -43,8 +43,7 @@ from bookmarks.stories.speakers import display_name, gender_from_name
 from bookmarks.stories.tags import PERSON_NOUNS, PRONOUN, VERB
 
 _GOES_ON = re.compile(r"\b(?:went\s+on|goes\s+on|continued|continues|added|adds|resumed|pursued|proceeded)\b")
-_REPORTED = re.compile(r"\b(?:said|replied|answered|declared|asked|told|assured|protested|insisted|explained|"
-                       r"(?:was|were)\s+(?:positive|sure|certain|confident))\b")  # someone else's answer
+_REPORTED = re.compile(rf"\b(?:{VERB}|(?:was|were)\s+(?:positive|sure|certain|confident))\b")
 _PERSON_WORD = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})s?$|^(?:[Ss]ome|[Nn]o)(?:one|body)$")
 _QUESTION = re.compile(r"(?:Was|Were|Is|Are|Did|Does|Do|Had|Has|Have|Could|Would|Should|Will|Can|Might)\s")
 _ASKED = re.compile(rf"^\W*(?:{PRONOUN}|[A-Z][\w.’' ]{{1,30}}?)\s+(?:asked|inquired|enquired)\s+(?:of\s+)?"
@@ -89,13 +88,10 @@ class SceneRules:
         end = pos - tag.start + tag.end
         if not _GOES_ON.search(p.text[max(0, pos - 24):end + 1]):
             return None
-        earlier = [(k, s) for k, (q, s) in enumerate(zip(p.quotes, p.speakers, strict=True))
-                   if s and q.end <= pos]
+        earlier = [(q, s) for q, s in zip(p.quotes, p.speakers, strict=True) if s and q.end <= pos]
         if not earlier or not fits_gender(g, self.cast.gender(earlier[-1][1])):
             return None
-        k = earlier[-1][0]
-        start = p.quotes[k].end + (p.after[k].end if p.after[k] else 0)  # past that line's own tag
-        between = p.text[start:pos]
+        between = p.text[earlier[-1][0].end:pos]
         if _REPORTED.search(between):
             return None  # `But Poole was positive nothing had come; "and only circulars," he added`
         return earlier[-1][1]
@@ -121,8 +117,7 @@ class SceneRules:
         return who
 
     def turn(self, pi: int, p) -> str | None:
-        who = super().turn(pi, p) or self._pair_turn(pi, p) or self._asked_answers(pi, p)
-        return None if who and self._spoken_of(who, p) else who  # `"Edith is asleep, Aunt Shaw."`
+        return super().turn(pi, p) or self._pair_turn(pi, p) or self._asked_answers(pi, p)
 
     def _asked_answers(self, pi: int, p) -> str | None:
         """`"Is any one coming?" she asked of the housemaid.` ¶ `"…"`: the one asked answers,
@@ -266,13 +261,7 @@ class SceneRules:
     def _spoken_of(self, who: str, p) -> bool:
         """Whether the paragraph's speech names `who`, calling them or talking of them (`"I'm
         afraid Molly isn't grateful"` is not Molly's)."""
-        person = self.cast.people.get(who)
-        forms = (person.forms if person else set()) | {who}
-        for q in p.quotes:
-            text = _NESTED.sub(lambda m: " " * len(m.group(0)), q.text)  # `‘…, Mr. Hallward?’ she said`
-            if q.speech and any(n == who and text[s:e] in forms for s, e, n, _ in self.cast.mentions(text)):
-                return True  # by a name of theirs, not a word of it (`Time` is no Time Traveller)
-        return False
+        return any(n == who for q in p.quotes if q.speech for _, _, n, _ in self.cast.mentions(q.text))
 
     def update_exchange(self, p, speech: list[int]) -> None:
         super().update_exchange(p, speech)

@@ -262,20 +262,3 @@ def test_the_one_asked_answers_though_named_only_by_a_description():
     s = said('Kitty met the housemaid on the stairs. "Is any one coming?" she asked of the housemaid.\n\n'
              '"Missus\'s daughter, miss."\n')
     assert s["Missus's daughter, miss."] == "Housemaid"
-
-
-def test_he_added_goes_on_past_the_narration_between():
-    s = said('"Who are you?" asked Verity.\n\n"A cousin," said Mr. Lorne.\n\n'
-             'He laughed. "I see it must seem strange," he said. Verity looked at him from head to foot. '
-             '"It is very still," he went on. And as she only looked at him, for reply, he added, '
-             '"Are you all alone?"\n')
-    assert s["Are you all alone?"] == s["It is very still."] == s["I see it must seem strange."]
-
-
-def test_a_turn_never_goes_to_one_the_line_speaks_of_by_name():
-    s = said('"Where is Jane?" asked Mrs. Pell.\n\n"Here, mamma," said Kitty.\n\n'
-             '"Come here, then," said Mrs. Pell.\n\n"Jane is asleep, mamma. Shall I wake her?"\n')
-    assert s["Jane is asleep, mamma. Shall I wake her?"] == "Kitty"
-    s = said('"Where is Kitty?" asked Mrs. Pell.\n\n"Here, mamma," said Kitty.\n\n'
-             '"Come here, then," said Mrs. Pell.\n\n"Kitty is asleep, mamma."\n')
-    assert s['"Kitty is asleep, mamma."'] == "narration"  # not Kitty's own words of herself
