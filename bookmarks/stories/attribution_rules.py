@@ -65,7 +65,6 @@ _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
 _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|captain|doctor|count|"
                      r"countess|baron|baroness|colonel|major|general|professor|judge|inspector|"
                      r"sergeant|lieutenant|master|mistress)$", re.I)  # a title: maybe anyone so titled
-_AWAY = re.compile(r"\b(?:was|were)\s+(?:out|away|absent|not\s+at\s+home)\b|\bhad\s+(?:gone\s+out|left)\b")
 _PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 
 
@@ -199,7 +198,7 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
         first = next((s for _, s, _, _ in found if s), "")
         if first.casefold() in ("they", "we") and not self._before_tag(p, pos) and text.strip():
             return UNSURE  # `They found Toad in the garden.` ¶ `"Hooray!" he cried`: which one?
-        chained = away = False
+        chained = False
         for at, subject, start, end in found:
             if (pg := pronoun_gender(subject)) is not None:
                 chained |= pg == g
@@ -214,9 +213,6 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
                     and (not start or text[:start].rstrip()[-1:] in ".!?"):
                 # `That evening Mr. Utterson came home`: a sentence's first named subject
                 who = next((n for _, _, n, s in self.cast.mentions(text[start:end]) if s), None)
-            if who and _AWAY.search(text[start:end]) and g in self.cast.gender(who):
-                away = True  # `Mrs. Gibson was out paying calls. She went upstairs`: not her
-                continue
             if who and (fits_gender(g, gs := self.cast.gender(who)) or (not gs and g != "n")):
                 return who  # `it` is an animal the text calls so, never someone of unknown sex
             if who is None and (_PERSON.search(subject) or re.fullmatch(rf"{_ADJ_NAME}", subject)):
@@ -226,7 +222,7 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
             partner = [n for n in self.recent[-2:-1] if n != speaker and g in self.cast.gender(n)]
             if speaker and not partner and fits_gender(g, self.cast.gender(speaker)):
                 return speaker  # nobody else of that sex in the exchange: the same one goes on
-        return UNSURE if away else None
+        return None
 
     def _only_named(self, g: str, pi: int, pos: int) -> str | None:
         """`… she found Peter waiting on the stairs.` ¶ `"…?" he asked.`: nobody of that sex is

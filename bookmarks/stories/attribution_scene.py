@@ -39,15 +39,13 @@ from bookmarks.stories.attribute import _PRONOUNS, LONG_NARRATION, LOOKBACK, fit
 from bookmarks.stories.attribution_context import blank_quotes, main_subjects, pronoun_gender, sentences
 from bookmarks.stories.attribution_turns import BRIDGE_WORDS
 from bookmarks.stories.dialogue import self_naming
-from bookmarks.stories.speakers import display_name, gender_from_name
-from bookmarks.stories.tags import PERSON_NOUNS, PRONOUN, VERB
+from bookmarks.stories.speakers import gender_from_name
+from bookmarks.stories.tags import PERSON_NOUNS, VERB
 
 _GOES_ON = re.compile(r"\b(?:went\s+on|goes\s+on|continued|continues|added|adds|resumed|pursued|proceeded)\b")
 _REPORTED = re.compile(rf"\b(?:{VERB}|(?:was|were)\s+(?:positive|sure|certain|confident))\b")
 _PERSON_WORD = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})s?$|^(?:[Ss]ome|[Nn]o)(?:one|body)$")
 _QUESTION = re.compile(r"(?:Was|Were|Is|Are|Did|Does|Do|Had|Has|Have|Could|Would|Should|Will|Can|Might)\s")
-_ASKED = re.compile(rf"^\W*(?:{PRONOUN}|[A-Z][\w.’' ]{{1,30}}?)\s+(?:asked|inquired|enquired)\s+(?:of\s+)?"
-                    rf"(?P<d>(?:the|a)\s+(?:[a-z-]+\s+)?(?:{'|'.join(sorted(PERSON_NOUNS))}))\b")
 _DESCRIPTION = re.compile(r"(?:the|a|an|this|that)\s+(?:[a-z-]+\s+){0,2}[a-z]+$")
 
 
@@ -117,21 +115,7 @@ class SceneRules:
         return who
 
     def turn(self, pi: int, p) -> str | None:
-        return super().turn(pi, p) or self._pair_turn(pi, p) or self._asked_answers(pi, p)
-
-    def _asked_answers(self, pi: int, p) -> str | None:
-        """`"Is any one coming?" she asked of the housemaid.` ¶ `"…"`: the one asked answers,
-        though the text names them only so."""
-        if any(p.after) or any(p.before) or not pi or self.paras[pi - 1].chapter != p.chapter:
-            return None
-        prev = self.paras[pi - 1]
-        last = prev.quotes[-1] if prev.quotes else None
-        if not last or not last.speech or not last.text.rstrip(" _’'”\"").endswith("?"):
-            return None
-        m = _ASKED.search(prev.text[prev.quotes[-1].end:])
-        if not m or self.cast.lookup(m.group("d")):
-            return None  # a listener the cast knows is the other rules' to place
-        return display_name(m.group("d"), self.cast.checker, self.cast.nouns)
+        return super().turn(pi, p) or self._pair_turn(pi, p)
 
     # --- who is in the room ---------------------------------------------------------------
 

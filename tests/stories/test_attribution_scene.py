@@ -240,25 +240,3 @@ def test_a_lone_he_far_into_a_talk_is_the_one_man_the_opening_narration_names():
              "credit to herself for the unconcerned manner in which she did so.\n\n"
              '"Young ladies are always cautious," he replied.\n')
     assert s["Young ladies are always cautious."] == "Mr. Lorne"
-
-
-def test_a_he_had_thought_tag_speaks_both_halves():
-    s = said('"Good night," said Mr. Lorne.\n\n"If he be Mr. Hyde," he had thought, "I shall be Mr. Seek."\n')
-    assert s["If he be Mr. Hyde. I shall be Mr. Seek."] == "Mr. Lorne"  # the second half too
-
-
-def test_words_said_as_if_are_nobody_s():
-    s = said('Kitty smiled at Mr. Lorne, much as if she had said, "You are wise, and I am foolish."\n')
-    assert "You are wise, and I am foolish." not in s  # stays in the narration
-
-
-def test_someone_the_narration_says_is_out_is_not_the_pronoun_s():
-    s = said("Mrs. Pell was out paying calls, the maid told Kitty. She went upstairs to her room.\n\n"
-             '"Is any one coming?" she asked of the housemaid.\n')
-    assert s['"Is any one coming?" she asked of the housemaid.'] == "narration"  # Kitty, not Mrs. Pell
-
-
-def test_the_one_asked_answers_though_named_only_by_a_description():
-    s = said('Kitty met the housemaid on the stairs. "Is any one coming?" she asked of the housemaid.\n\n'
-             '"Missus\'s daughter, miss."\n')
-    assert s["Missus's daughter, miss."] == "Housemaid"
