@@ -161,7 +161,7 @@ class Resolver:
             return (p.speakers[i - 1], "inherit") if p.speakers[i - 1] and not others else (None, "")
         if q.start < 5 and (prev := self.last_quoted(pi)) is not None and not prev.quotes[-1].closed:
             return prev.speakers[-1], "continued"
-        if pi and not seg.strip() and not any(q.speech for q in self.paras[pi - 1].quotes):  # scare quotes
+        if pi and not seg.strip() and not self.paras[pi - 1].quotes:
             return self.introduced(pi - 1), "introduced"
         return None, ""
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from bookmarks.stories.attribute import _PRONOUNS, LONG_NARRATION, LOOKBACK, fits_gender
+from bookmarks.stories.attribute import _PRONOUNS, LOOKBACK, fits_gender
 from bookmarks.stories.attribution_context import blank_quotes, main_subjects, pronoun_gender, sentences
 from bookmarks.stories.attribution_turns import BRIDGE_WORDS
 from bookmarks.stories.dialogue import self_naming
@@ -72,7 +72,8 @@ class SceneRules:
                 self.stage = "called"
                 return called
         who = super().resolve(tag, pi, pos)
-        if who is None and g in ("m", "f") and self.stage == "back" and (people := self._room(pi)):
+        if who is None and g in ("m", "f") and self.stage == "back" \
+                and (people := self._participants(pi, opening=True, named=True)):
             fits = {n for n in people if g in self.cast.gender(n)}
             if len(fits) == 1:
                 self.stage = "room"  # `"…," said he, bowing to Molly`: the one man in the room
@@ -119,23 +120,6 @@ class SceneRules:
 
     # --- who is in the room ---------------------------------------------------------------
 
-    def _room(self, pi: int) -> set[str] | None:
-        """Everyone in the talk paragraph pi belongs to, back to the long narration that
-        opened it (its subjects too): speakers and the subjects of the narration between;
-        None when someone the rules cannot name is a subject, or nobody is named."""
-        chapter, people, k = self.paras[pi].chapter, set(), pi
-        while k >= 0 and self.paras[k].chapter == chapter and pi - k <= 25:
-            p = self.paras[k]
-            people |= {s for s in p.speakers if s} if k < pi else set()
-            subjects = self._subjects_of(k, lenient=True)
-            if subjects is None:
-                return None
-            people |= subjects
-            if not any(q.speech for q in p.quotes) and len(p.text.split()) > LONG_NARRATION:
-                return people or None  # the narration that set the scene
-            k -= 1
-        return None
-
     def _participants(self, pi: int, opening: bool = False, named: bool = False) -> set[str] | None:
         """The people of the talk paragraph pi is in: the main-clause subjects of the
         narration paragraph that opened it and the speakers since; None when that
@@ -162,24 +146,23 @@ class SceneRules:
             return None  # someone came in since: `"Here it is!" Her father walked up with a lady.`
         return people
 
-    def _subjects_of(self, k: int, lenient: bool = False) -> set[str] | None:
-        people = self._scene_subjects(k, lenient)
+    def _subjects_of(self, k: int) -> set[str] | None:
+        people = self._scene_subjects(k)
         return None if people is None else {n for _, n in people}
 
-    def _scene_subjects(self, k: int, lenient: bool = False) -> list[tuple[int, str]] | None:
+    def _scene_subjects(self, k: int) -> list[tuple[int, str]] | None:
         """(where, who) for each main clause of a narration paragraph that is about someone,
         in order: a name (`Molly's spirits` are Molly's), or `she` for the last one of that
         sex named so before it; None when a subject is someone the rules cannot name (`the
-        maid came in`) or a `she` no name comes before (`lenient`: that `she` is passed
-        over). A question (`Was Cynthia coming?`) is about nobody present."""
+        maid came in`) or a `she` no name comes before. A question (`Was Cynthia coming?`)
+        is about nobody present."""
         out: list[tuple[int, str]] = []
         for at, subject in reversed(main_subjects(blank_quotes(self.paras[k]))):
             if (g := pronoun_gender(subject)) in ("m", "f"):
                 fits = [n for _, n in out if g in self.cast.gender(n)]
-                if fits:
-                    out.append((at, fits[-1]))
-                elif not lenient:
+                if not fits:
                     return None
+                out.append((at, fits[-1]))
                 continue
             if g or _QUESTION.match(subject):
                 continue
@@ -233,11 +216,8 @@ class SceneRules:
         last = sentences(text)[-1][0] if text.strip() else 0
         if not found or re.search(rf"\b{VERB}\b", text[last:]):
             return None  # `Lucy said that this was kind`: she has spoken
-        if pronoun_gender(found[0][1]):
-            people = self._scene_subjects(pi)  # `she`: the last one of that sex named before
-            who = people[-1][1] if people and people[-1][0] == found[0][0] else None
-        else:
-            who = None if re.search(r"[’']s$", found[0][1]) else self.cast.lookup(found[0][1])
+        people = self._scene_subjects(pi)  # `she`: the last one of that sex named before
+        who = people[-1][1] if people and people[-1][0] == found[0][0] else None
         if not who or self._spoken_of(who, self.paras[pi + 1]):
             return None
         return who
