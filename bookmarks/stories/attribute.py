@@ -32,7 +32,6 @@ _PRONOUNS = {"he": "m", "she": "f", "it": "n"}
 _ONSET = re.compile(r"(?:\s+(?:[a-z]+ly|then|now|at\s+last|at\s+once|at\s+length|again|quickly))*\s+"
                     r"(?:broke\s+in|put\s+in|struck\s+in|chimed\s+in|interrupted|interposed|spoke(?:\s+up)?|"
                     r"began|resumed|went\s+on|continued|answered|replied|rejoined)"
-                    r"(?:\s+to\s+(?:his|her|their|the|a|an|this|that)\s+[a-z]+)?"  # `replied to her smile`
                     r"(?:\s+(?:[a-z]+ly|again|at\s+last|at\s+once|at\s+length))*\s*[.!]\s*")
 # a quotation inside a quotation (someone else's words, reported): `‘…, Mr. Hallward?’`
 _NESTED = re.compile(r"(?<!\w)‘.*?’(?!\w)|(?<!\w)'.*?'(?!\w)|“[^”]*”|\"[^\"]*\"", re.S)

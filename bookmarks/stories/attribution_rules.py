@@ -10,9 +10,7 @@ were never tuned on (the entry point prose and Gutenberg novels use):
   the paragraph before (its only speaker or subject of that gender), never Lord Henry.
 - **A vocative names the listener.** An untagged line that addresses X by name (`“…,
   Harry.”`) right after X spoke, in an exchange of X and one other speaker, is the
-  other's (after the other's own line it stays unsure, and so it does when a line between
-  was placed with no one: its speaker may be the one who answers).
-- **A reply is not given to a description** (`the girl`) that may be the one who spoke.
+  other's (after the other's own line it stays unsure).
 Where a rule is unsure it abstains: the line stays narration.
 """
 
@@ -44,16 +42,7 @@ from bookmarks.stories.attribution_turns import TurnRules
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
-from bookmarks.stories.tags import (
-    _ADJ_NAME,
-    ANAPHOR,
-    PERSON_NOUNS,
-    VERB,
-    beat,
-    colon_ending,
-    speech_owner,
-    tag_before,
-)
+from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, VERB, beat, colon_ending, speech_owner, tag_before
 
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
@@ -85,8 +74,6 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
                 return found, "introduced"
         if who is None and how == "introduced" and i == 0 and (actor := self._actor(pi - 1)):
             return actor, "actor"
-        if who is None and how == "introduced" and i == 0 and (actor := self._opener(pi - 1)):
-            return actor, "opener"
         return who, how
 
     def _actor(self, pi: int) -> str | None:
@@ -170,8 +157,6 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
             others = self._others(g, pi, who)
             if not others:
                 return who  # nobody else of that gender near: they go on (Alice alone)
-            if any(_described(self.cast, n) for n in others) and who[:1].isupper():
-                return None  # `the girl` may be the one who spoke: no other to give it to
             return others.pop() if len(others) == 1 else None
         return who
 
@@ -215,8 +200,8 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
                 who = next((n for _, _, n, s in self.cast.mentions(text[start:end]) if s), None)
             if who and (fits_gender(g, gs := self.cast.gender(who)) or (not gs and g != "n")):
                 return who  # `it` is an animal the text calls so, never someone of unknown sex
-            if who is None and (_PERSON.search(subject) or re.fullmatch(rf"{_ADJ_NAME}", subject)):
-                return UNSURE  # `and the young man resumed. "…," said he`, `old Williams felt it`: unknown
+            if who is None and _PERSON.search(subject):
+                return UNSURE  # `and the young man resumed. "…," said he`: someone it does not know
         if after_speech and chained:  # only `he` since that speaker's line
             speaker = next((s for s in reversed(self.paras[pi - 1].speakers) if s), None)
             partner = [n for n in self.recent[-2:-1] if n != speaker and g in self.cast.gender(n)]
@@ -364,9 +349,7 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
             k = pi - back
             if k < 0 or self.paras[k].chapter != p.chapter:
                 break
-            for q, n in zip(reversed(self.paras[k].quotes), reversed(self.paras[k].speakers), strict=True):
-                if q.speech and not n and len(spoke) < 2:
-                    return None  # a line nobody could place: its speaker may be the one who answers
+            for n in reversed(self.paras[k].speakers):
                 if n and n not in spoke:
                     spoke.append(n)
         narration = " ".join(p.seg(k) for k in range(len(p.segs)))

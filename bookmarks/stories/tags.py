@@ -85,8 +85,7 @@ _CAP_DESC = rf"(?:the|The)\s+(?:{_NOT_ADJ}[a-z][a-z-]+\s+(?:and\s+{_NOT_ADJ}[a-z
 PRONOUN = r"(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|I|[Ww]e)"
 _GENERIC = r"the\s+(?!(?:same|other|others|one|rest|first|last|latter|former|whole|voice)\b)[a-z]{3,}"
 ANAPHOR = r"the\s+(?:other|latter|former)"  # `returned the other`: resolved by the exchange
-_ADJ_NAME = rf"(?:old|young|little|poor|good|dear)\s+{PROPER}"  # `old Williams, the gardener, felt it`
-SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{_ADJ_NAME}|{PROPER}|{ANAPHOR}|{_GENERIC})"
+SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{PROPER}|{ANAPHOR}|{_GENERIC})"
 
 _LEAD = r"^[\s,.;:!?—–\-)(\[]*"
 _VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+(?:back|out|up))?(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])")
@@ -104,12 +103,8 @@ def mask_abbreviations(text: str) -> str:
 _INTRO = re.compile(r"^(?:(?:and|but|then|so|now|presently|here|there|still|yet|again|once\s+more|"
                     r"at\s+last|at\s+that|on\s+which|upon\s+which|after\s+a\s+(?:while|moment|"
                     r"pause)|however|meanwhile|just\s+then|at\s+this\s+moment|suddenly|finally|"
-                    r"instantly|afterwards|instead|even|indeed|besides|(?:one|some|that|this|next|every|"
-                    r"the\s+next|the\s+same)\s+(?:day|morning|evening|night|afternoon|time)|"
-                    r"(?:at|in|on|by|near|from|with|to)\s+(?:the|a|an|his|her|"
-                    r"their|this|that|these|those)\s+[a-z-]+|"
-                    r"(?:to|in|with|at)\s+[A-Z][a-z]+[’']s\s+(?:[a-z-]+\s+)?[a-z-]+|"  # `to Molly's surprise`
-                    r"(?:when|as|while|after|before|though|"
+                    r"instantly|afterwards|(?:at|in|on|by|near|from|with|to)\s+(?:the|a|an|his|her|"
+                    r"their|this|that|these|those)\s+[a-z-]+|(?:when|as|while|after|before|though|"
                     r"although|if|since|until|once)\s+[^,;:.!?]{1,80},),?\s+)+", re.I)
 _MODAL = frozenset("to would could should might may must can will shall not never didn’t didn't "
                    "don’t don't cannot couldn’t couldn't wouldn’t wouldn't nobody".split())
@@ -169,8 +164,7 @@ def clause_subject(sentence: str) -> tuple[int, str] | None:
     lead = len(s) - len(s.lstrip(" ([“\"‘'—–-"))
     intro = _INTRO.match(s[lead:])
     at = lead + (intro.end() if intro else 0)
-    m = re.match(rf"(?P<s>{SUBJ}(?:\s+and\s+(?:{PRONOUN}|{PROPER}))?)(?:,\s+[^,]{{1,60}},)?"
-                 rf"\s+(?:{ADV}\s+){{0,2}}(?P<v>[a-z][a-z’']*)", s[at:])  # `Mrs. Gibson and she were`: both
+    m = re.match(rf"(?P<s>{SUBJ})(?:,\s+[^,]{{1,60}},)?\s+(?:{ADV}\s+){{0,2}}(?P<v>[a-z][a-z’']*)", s[at:])
     if not m or m.group("v") in _NOT_VERBS:
         return None
     return at + m.start("s"), m.group("s")
