@@ -17,7 +17,6 @@ from bookmarks.stories.tags import (
     Tag,
     beat,
     clause_subject,
-    colon_ending,
     is_tag_only,
     last_sentence,
     mask_abbreviations,
@@ -189,7 +188,7 @@ class Resolver:
     def introduced(self, pi: int) -> str | None:
         """A narration paragraph that ends by introducing the next one's speech (`Then Ben
         Rogers says:`, `And he put it to us in this way:`)."""
-        text = colon_ending(self.paras[pi].text)  # `said:—`, `she said,--`
+        text = re.sub(r":\s*[—–-]+$", ":", self.paras[pi].text.rstrip())  # `said:—`
         _, last = last_sentence(text)
         if not (text.endswith(":") or re.search(r"\b(?:thus|as follows|in this way|these words)\b", last)):
             found = clause_subject(last)  # `At this point the clever lady broke in.`

@@ -37,12 +37,11 @@ from bookmarks.stories.attribution_context import (
     sentences,
 )
 from bookmarks.stories.attribution_relations import RelationRules
-from bookmarks.stories.attribution_scene import SceneRules
 from bookmarks.stories.attribution_turns import TurnRules
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
-from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, VERB, beat, colon_ending, speech_owner, tag_before
+from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, VERB, beat, tag_before
 
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
@@ -57,7 +56,7 @@ _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|cap
 _PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 
 
-class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
+class StrictResolver(RelationRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
     def explicit(self, pi: int, p, i: int) -> str | None:
@@ -98,7 +97,7 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
         (`"…" Her voice faded away … at last Miss Lane rose with a sigh, and said:`)."""
         p = self.paras[pi]
         k = len(p.segs) - 1
-        seg = colon_ending(p.seg(k))  # `and said:—`, `said, coolly,--`
+        seg = re.sub(r":\s*[—–-]+$", ":", p.seg(k).rstrip())  # `and said:—`
         if not seg.endswith(":") or len(seg.split()) < 3:
             return None
         tag = tag_before(seg) or beat(seg)
@@ -126,15 +125,9 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
         return who
 
     def pronoun(self, g: str, pi: int, pos: int) -> str | None:
-        self.chain_at = pos
         if chained := self._chain(g, pi, pos):
             self.stage = "unsure" if chained is UNSURE else "chain"
             return None if chained is UNSURE else chained
-        if self.chain_at < pos:  # `She wondered whether he meant what Lizzie had said. "…," she said`
-            pos = self.chain_at  # the pronoun is the first one's: not Lizzie
-            if not any(e[0] < pos for e in self.events[pi]) and (led := self._antecedent(g, pi)):
-                self.stage = "led"  # that one opens the paragraph: the last paragraph's one of that sex
-                return led
         who = super().pronoun(g, pi, pos)
         if who and self.stage == "back" and pi and not any(q.speech for q in self.paras[pi - 1].quotes) \
                 and who not in {n for _, n, _ in self.events[pi - 1]} \
@@ -169,16 +162,13 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
         description of a fitting gender is the one."""
         p = self.paras[pi]
         text = self._before_tag(p, pos)
-        after_speech, own = False, bool(text.strip())  # own: the tag's paragraph (else the one before)
+        after_speech = False
         if not text.strip() and pi and self.paras[pi - 1].chapter == p.chapter:
             prev = self.paras[pi - 1]
             if not any(q.speech for q in prev.quotes):
                 text = blank_quotes(prev)  # `X did so.` ¶ `"…," he asked.`
             elif len((tail := prev.seg(len(prev.segs) - 1)).split()) >= 8 and re.search(r"[.!?]\s*$", tail):
                 text, after_speech = tail, True  # `"…," said he. … he nodded.` ¶ `"…," said he`
-        if (words := speech_owner(text.rstrip())) and (who := self.cast.lookup(words.subject)) \
-                and fits_gender(g, self.cast.gender(who)):
-            return who  # `… force to Madame Münster's next words. "…," she said`
         found = main_subjects(text, spans=True)
         first = next((s for _, s, _, _ in found if s), "")
         if first.casefold() in ("they", "we") and not self._before_tag(p, pos) and text.strip():
@@ -187,8 +177,6 @@ class StrictResolver(SceneRules, RelationRules, TurnRules, Resolver):
         for at, subject, start, end in found:
             if (pg := pronoun_gender(subject)) is not None:
                 chained |= pg == g
-                if pg == g and own:
-                    self.chain_at = min(self.chain_at, at)  # the pronoun goes on from this one
                 continue
             if re.fullmatch(ANAPHOR, " ".join(subject.casefold().split())):
                 who = self._pair_member(subject, text[:at])

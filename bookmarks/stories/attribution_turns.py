@@ -35,7 +35,7 @@ _CALL = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[
 
 
 _VOCATIVE = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+)"
-                       rf"(?:(?:{TITLES})\.?\s+)?(?P<n>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=\s*(?:[,!?.;:—–]|-(?!\w))|$)")
+                       rf"(?:(?:{TITLES})\.?\s+)?(?P<n>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=\s*[,!?.;:—–-]|$)")
 _KIN_CALLS = frozenset("Papa Pa Mamma Mama Ma Mother Father Daddy Mammy Mummy Granny Grandma Grandpa "
                        "Sir Madam Ma’am Miss Uncle Aunt Auntie Nurse Doctor Captain Boy Girl Child "
                        "Brother Sister Cousin Master Mistress Darling Dearest Love Friend".split())
@@ -58,8 +58,7 @@ class TurnRules:
         text = _NESTED.sub(lambda m: " " * len(m.group(0)), text)  # `‘…, Mr. Hallward?’ she said`
         for start, end, name, _ in self.cast.mentions(text):
             before, after = text[:start].rstrip(), text[end:end + 2]
-            stop = not after or after[:1] in ",!?.;:—–" or after[:1] == "-" and not after[1:2].isalpha()
-            if _CALL.search(before + (" " if before else "")) and stop:  # not `Eugenia-Camilla`
+            if _CALL.search(before + (" " if before else "")) and (not after or after[:1] in ",!?.;:—–-"):
                 out.add(name)
         return out
 

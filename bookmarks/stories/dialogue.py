@@ -40,26 +40,12 @@ from bookmarks.stories.speakers import (
     merge_variants,
     pronoun_votes,
 )
-from bookmarks.stories.tags import (
-    LOWER,
-    PERSON_NOUNS,
-    PROPER,
-    TITLES,
-    UPPER,
-    Tag,
-    clean,
-    speech_owner,
-    tag_after,
-    tag_before,
-)
+from bookmarks.stories.tags import PERSON_NOUNS, PROPER, TITLES, Tag, clean, tag_after, tag_before
 
 NARRATOR = "Narrator"
 _PRONOUN_G = {"he": MALE, "she": FEMALE, "it": NEUTER}
 _MY_NAME = re.compile(rf"\b(?:[Mm]y name (?:is|was)|[Cc]all me|I am called|I was called|"
                       rf"(?:they|people|everyone|everybody) call(?:ed)? me)\s+({PROPER})")
-_SELF_NAME = re.compile(rf"\W*(?:(?:Oh|Well|Why|Yes|No|Sir|Madam|Ma[’']am),?\s+)?(?:[Mm]y name (?:is|was)|"
-                        rf"[Cc]all me|I am called|(?:they|people|everyone|everybody) call me)\s+"
-                        rf"({PROPER})(?=\s*(?:[,.!;—–]|$))")
 LOOKBACK = 3  # paragraphs searched back for a pronoun's antecedent
 
 
@@ -92,7 +78,7 @@ def _read(paragraphs: list[tuple[int, str, str | None]], style: str) -> list[Par
         if quotes and (t := p.after[-1]) and re.search(r"[.!?]\W*$", quotes[-1].text) \
                 and re.fullmatch(r"[\s:]*:[\s—–-]*", clean(p.seg(len(quotes)))[t.end:]):
             p.after[-1] = None  # `"…." But Phyllis said:—` speaks the next paragraph
-        p.before = [tag_before(p.seg(i)) or speech_owner(p.seg(i)) for i in range(len(quotes))]
+        p.before = [tag_before(p.seg(i)) for i in range(len(quotes))]
         claimed = {i for i, t in enumerate(p.before)
                    if t and t.end >= len(clean(p.seg(i)).rstrip(" ,:;—–-")) - 1}
         claimed |= {i + 1 for i in range(len(quotes) - 1) if quotes[i].speech and p.seg(i + 1).strip()
@@ -122,9 +108,6 @@ class Cast:
                 if tag and (name := display_name(tag.subject, checker, self.nouns)):
                     found.setdefault(name, tag.subject)
         found.update(_full_names(paras, checker, found))
-        self.self_named = _self_named(paras, checker)  # `"My name is Clifford Wentworth," he said`
-        for name in self.self_named:
-            found.setdefault(name, name)
         tagged = set(found)
         found.update(_named_persons(paras, checker, found))
         canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))})
@@ -155,8 +138,6 @@ class Cast:
         votes = pronoun_votes(clean(narration), forms)
         for person in self.people.values():
             person.genders = genders(person, votes.get(person.name))
-            if not person.genders and (g := self.self_named.get(person.name)):
-                person.genders = {g}  # the pronoun of the tag where they named themselves
         self._pattern = re.compile(r"(?<![\w’'-])(" + "|".join(
             re.escape(k) for k in sorted(self.keys, key=len, reverse=True)) + r")(?![\w-])(?![’'][a-rt-z])") \
             if self.keys else None
@@ -237,15 +218,13 @@ def verb_follows(after: str) -> bool:
                                                       and word not in ("his", "this", "its", "was"))
 
 
-_FULL_NAME = re.compile(rf"(?<![\w’'-])(?:[{UPPER}][{LOWER}]+\s+){{1,2}}[{UPPER}][{LOWER}]+(?![\w’'-])")
-_TITLE_WORD = re.compile(rf"(?:{TITLES})$")
+_FULL_NAME = re.compile(r"(?<![\w’'-])(?:[A-Z][a-z]+\s+){1,2}[A-Z][a-z]+(?![\w’'-])")
 
 
 def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) -> dict[str, str]:
     """Fuller forms of a speaker's name that only the narration gives (`Tom Harker held the
-    candle` when `Harker` speaks). A title is no surname: `a German Baroness` is no fuller
-    form of `the Baroness` (a word before a title describes)."""
-    single = {n for n in found if len(n.split()) == 1 and n[:1].isupper() and not _TITLE_WORD.match(n)}
+    candle` when `Harker` speaks)."""
+    single = {n for n in found if len(n.split()) == 1 and n[:1].isupper()}
     out: dict[str, str] = {}
     for p in paras:
         for k in range(len(p.segs)):
@@ -253,24 +232,6 @@ def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) 
                 name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))
                 if name and len(name.split()) > 1 and name.split()[-1] in single:
                     out.setdefault(name, name)
-    return out
-
-
-def self_naming(text: str) -> str | None:
-    """The name a speech gives its speaker (`My name is Clifford Wentworth, ma'am.`, `They
-    call me Bobbie.`), as written; None when it names nobody so."""
-    m = _SELF_NAME.match(text)
-    return m.group(1) if m else None
-
-
-def _self_named(paras: list[Para], checker: NameChecker) -> dict[str, str]:
-    """{name: the gender of the tag's pronoun, or ""} for every speaker who names themselves."""
-    out: dict[str, str] = {}
-    for p in paras:
-        for i, q in enumerate(p.quotes):
-            if q.speech and (said := self_naming(q.text)) and (name := checker.clean(said)):
-                tag = p.after[i] or p.before[i]
-                out.setdefault(name, _PRONOUN_G.get(tag.subject.casefold(), "") if tag else "")
     return out
 
 

@@ -47,8 +47,7 @@ TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Dr|Doctor|Sir|Lady
           "Countess|Baron|Baroness|Duke|Duchess|Prince|Princess|King|Queen|Saint|St|Squire|"
           "Governor|Inspector|Constable|Nurse|Granny|Grandma|Grandpa|Old")
 _TITLE = rf"(?:(?:{ABBREVIATIONS})\.?|(?:{TITLES}))"
-UPPER, LOWER = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"  # names with accents: `Münster`, `Zoë`, `Señora`
-_NAME_WORD = rf"(?:Mc|Mac|O[’'])?[{UPPER}][{LOWER}]+(?:[-’'][{UPPER}]?[{LOWER}]+)*"
+_NAME_WORD = r"(?:Mc|Mac|O[’'])?[A-Z][a-z]+(?:[-’'][A-Z]?[a-z]+)*"
 PROPER = (rf"(?:{_TITLE}\s+)?{_NAME_WORD}(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?{_NAME_WORD})"
           r"{0,3}")
 PERSON_NOUNS = frozenset("""
@@ -276,37 +275,10 @@ def beat(seg: str) -> Tag | None:
     if not seg or seg[-1:] not in ".!?:;,—–-)":
         return None
     start, sentence = last_sentence(seg)
-    clause = re.search(r"[;:]\s+(?=\S)(?!.*[;:]\s)", sentence.rstrip(" ;:,—–-"))
-    found = clause_subject(sentence[clause.end():]) if clause else None  # `They came in; she paused.`
-    if found:
-        return Tag(found[1], start + clause.end() + found[0], len(seg), verb=False)
     found = clause_subject(sentence)
     if not found:
         return None
     return Tag(found[1], start + found[0], len(seg), verb=False)
-
-
-_SPEECH_NOUN = (r"(?:words|reply|answer|announcement|question|remark|exclamation|retort|rejoinder|"
-                r"greeting|response|comment|rejoinder|cry|speech|request|inquiry|enquiry|salutation)")
-_OWNER = re.compile(rf"(?P<s>{PROPER})[’']s\s+(?:[a-z]+\s+){{0,2}}?{_SPEECH_NOUN}[\s,:.!—–-]*$")
-
-
-_DASH_END = re.compile(r":\s*[—–-]+$|(?:\s*[:,])?\s*(?:[—–]+|-{2,})$")
-
-
-def colon_ending(text: str) -> str:
-    """Narration that ends introducing speech, its dash read as a colon: `said:—`, `At
-    length she said,--`, `Mrs. Gibson said--`, `and hesitated,—` end in `:`."""
-    return _DASH_END.sub(":", text.rstrip())
-
-
-def speech_owner(seg: str) -> Tag | None:
-    """`… acknowledged Mr. Wentworth's announcement, "…"`, `… force to Madame Münster's next
-    words. "…"`: narration ending on someone's words introduces them."""
-    seg = clean(seg)
-    if m := _OWNER.search(seg):
-        return Tag(m.group("s"), m.start("s"), m.end())
-    return None
 
 
 def is_tag_only(seg: str) -> bool:
