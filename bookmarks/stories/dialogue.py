@@ -271,10 +271,13 @@ def find_narrator(paras: list[Para], checker: NameChecker) -> tuple[str | None, 
         return None, set()
     called: Counter[str] = Counter()
     forms: dict[str, set[str]] = {}
-    for text in spoken:
+    for text in _spoken_to_narrator(paras):
+        seen: set[str] = set()  # a name called twice in one line is one call
         for m in vocatives(text):
             word = m.group("n")
-            if checker.is_name_word(word) and not re.search(rf"\b{word}\b", told):
+            if checker.is_name_word(word) and not re.search(rf"\b{word}\b", told) \
+                    and word not in seen:
+                seen.add(word)
                 called[word] += 1
                 forms.setdefault(word, {word}).add(" ".join(m.group("t", "n")).strip() if m.group("t")
                                                    else word)
@@ -283,6 +286,18 @@ def find_narrator(paras: list[Para], checker: NameChecker) -> tuple[str | None, 
         word = ranked[0][0]
         return max(forms[word], key=len), forms[word]
     return NARRATOR, set()
+
+
+def _spoken_to_narrator(paras: list[Para]) -> list[str]:
+    """The speech that may call the narrator by name: a line next to one the narrator says
+    (`I said`), an answer in a talk with them. Other speech calls others (`Cooky!` shouted
+    to the cook with the narrator looking on is no name of the narrator's)."""
+    out = []
+    for k, p in enumerate(paras):
+        near = paras[max(0, k - 1):k] + paras[k + 1:k + 2]
+        if any(_says_i(x, q) for x in near for q in x.quotes if q.speech):
+            out += [q.text for q in p.quotes if q.speech and not _says_i(p, q)]
+    return out
 
 
 _T = rf"(?:(?P<t>{TITLES})\.?\s+)?"

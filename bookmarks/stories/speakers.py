@@ -229,9 +229,32 @@ def pronoun_votes(text: str, forms: dict[str, str]) -> dict[str, Counter]:
             if not re.match(r"(?:,[^,]{1,60},)?\s+(?:[a-z]+ly\s+)?[a-z]", after) \
                     or re.match(r"\s+(?:and|or|of|’s|'s)\b", after):
                 continue
-            if p := re.search(r"\b(he|his|him|himself|she|her|hers|herself|it|its|itself)\b", after):
-                votes.setdefault(forms[m.group(1)], Counter())[_PRONOUN_GENDER[p.group(1)]] += 1
+            if p := _own_pronoun(after):
+                votes.setdefault(forms[m.group(1)], Counter())[_PRONOUN_GENDER[p]] += 1
     return votes
+
+
+_NOT_A_NOUN = frozenset("""more most less to and or in at that the a an as with from for by on
+up down out away again so very too now then off back over into once all alone there here
+about before after but if when while than through across behind beside was were is had
+""".split())
+
+
+def _own_pronoun(after: str) -> str | None:
+    """The first pronoun after a subject's mention that can be the subject's own: not `him`,
+    nor an object `her` (`Selden had never seen her more radiant` says nothing of Selden);
+    `her` before a noun (`shook her head`) is hers."""
+    for p in re.finditer(r"\b(he|his|him|himself|she|her|hers|herself|it|its|itself)\b(\s+\w+)?",
+                         after):
+        word = p.group(1)
+        if word == "him":
+            continue
+        if word == "her":
+            nxt = (p.group(2) or "").strip()
+            if not nxt or not nxt[:1].islower() or nxt in _NOT_A_NOUN:
+                continue
+        return word
+    return None
 
 
 def genders(person: Person, votes: Counter | None) -> set[str]:

@@ -143,6 +143,34 @@ def test_unnamed_first_person_narrator():
     assert said(text)["The roads."] == "Narrator"
 
 
+def test_a_name_shouted_to_someone_else_before_the_narrator_is_not_the_narrators():
+    """Only an answer in a talk with the narrator (next to an `I said`) may name them: the
+    captain calling the cook twice, with the narrator looking on, does not make the
+    narrator the cook."""
+    text = ("I stood by the rail and watched the men at the hatch.\n\n"
+            "I was wet through, and my hands shook.\n\n"
+            "\"Cooky! Oh, Cooky!\" shouted Larsen.\n\n"
+            "The cook came running with a pan, and I followed him below.\n\n"
+            "\"Where am I?\" I said.\n\n"
+            "\"On the schooner,\" said Larsen.\n")
+    s = said(text)
+    assert s["Where am I?"] == "Narrator" and s["Cooky! Oh, Cooky!"] == "Larsen"
+    assert "Cooky" not in cast(text)
+
+
+def test_an_object_pronoun_says_nothing_of_the_subjects_sex():
+    """`Selden had never seen her` is about someone else: Selden is not made a woman, so
+    `she repeated` goes to the woman of the talk, not to Selden."""
+    from bookmarks.stories.speakers import pronoun_votes
+
+    forms = {"Selden": "Selden", "Anne": "Anne", "Tom": "Tom"}
+    votes = pronoun_votes("Selden had never seen her more radiant. Selden saw her at once. "
+                          "Selden met her at the door. Anne shook her head. Tom had seen him "
+                          "before. Tom rubbed his eyes.", forms)
+    assert "Selden" not in votes  # three object `her`s: nothing about Selden
+    assert votes["Anne"] == {"f": 1} and votes["Tom"] == {"m": 1}  # `him` is someone else
+
+
 # --- several speakers in one paragraph -------------------------------------------------------
 
 
