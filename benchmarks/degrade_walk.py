@@ -10,6 +10,9 @@ asked again for (its reply was the app's own words, another speaker, empty, …)
                                       [--scripted [echo-then-line|echo-then-long]]
                                       [--out FILE.json]
 
+`--out` is rewritten after every round of points, so a walk stopped early (or split by
+`--methods` over several runs: each method walks on its own memory) leaves its figures.
+
 `--scripted`: instead of a model, the scripted worst case (`WorstCaseMemory`, a test
 double): every proposal has pronoun titles (worded a little differently each time, so
 that match decisions are asked for), every match decision, synchronization,
@@ -112,6 +115,20 @@ def tally(method: str, records: list[dict], seconds: float, cut_reasks: int | No
             "errors": [f"#{r['point']}: {r['error']}" for r in records if "error" in r]}
 
 
+def save(out: str, title: str, walked: list[int], args: argparse.Namespace, some: dict,
+         started: float, methods: list[str], records: dict, seconds: dict,
+         cut_reasks: dict) -> None:
+    """The figures of the rounds done so far (rewritten after every round)."""
+    if not out:
+        return
+    rows = [tally(m, records[m], seconds[m], cut_reasks[m]) for m in methods]
+    Path(out).write_text(json.dumps(
+        {"story": title, "points": walked, "budget": args.budget,
+         "model": some["actor"].model.name,
+         "minutes": round((time.perf_counter() - started) / 60, 1), "rows": rows,
+         "records": records}, indent=1, ensure_ascii=False))
+
+
 async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings({**os.environ, "BOOKMARKS_DATA_DIR": tmp})
@@ -149,6 +166,8 @@ async def main(args: argparse.Namespace) -> None:
                     cut_reasks[method] += length_reasks(llms[method])
                 seconds[method] += time.perf_counter() - t0
             walked.append(point)
+            save(args.out, story.title, walked, args, some, started, methods, records,
+                 seconds, cut_reasks)  # a walk stopped early still leaves its figures
         wall = time.perf_counter() - started
         rows = [tally(m, records[m], seconds[m], cut_reasks[m]) for m in methods]
         print(f"\npoints {walked}; {wall / 60:.1f} minutes in all")
@@ -158,12 +177,6 @@ async def main(args: argparse.Namespace) -> None:
             print(f"{r['method']:<24}{r['points']:>6}{r['failed']:>7}{r['points_with_fallback']:>14}"
                   f"{r['reasked_lines']:>9}{r['trimmed_lines']:>8}{r['length_reasks'] or 0:>12}"
                   f"{r['seconds']:>9.1f}   {r['fallbacks_by_step']}")
-        if args.out:
-            Path(args.out).write_text(json.dumps(
-                {"story": story.title, "points": walked, "budget": args.budget,
-                 "model": some["actor"].model.name,
-                 "minutes": round(wall / 60, 1), "rows": rows,
-                 "records": records}, indent=1, ensure_ascii=False))
 
 
 if __name__ == "__main__":

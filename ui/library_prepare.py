@@ -83,6 +83,7 @@ def _time(seconds: float) -> str:
 def wire_prepare(services: Services, box: PrepareBox, story: gr.Dropdown, refresh: dict) -> None:
     store = services.store
     stopping: set[int] = set()
+    running: set[int] = set()  # stories with a preparation in progress in this app
 
     def offer(label):
         if not label:
@@ -112,6 +113,14 @@ def wire_prepare(services: Services, box: PrepareBox, story: gr.Dropdown, refres
             return
         key = f"prepare:{p.story_id}"
         stopping.discard(p.story_id)
+        running.add(p.story_id)
+        try:
+            async for line in _run(p, key):
+                yield line
+        finally:
+            running.discard(p.story_id)
+
+    async def _run(p: Plan, key: str):
         done = {"steps": p.done}
 
         def on_step(step: dict) -> None:
@@ -126,6 +135,7 @@ def wire_prepare(services: Services, box: PrepareBox, story: gr.Dropdown, refres
         started, shown = time.monotonic(), None
         while not task.done():
             if p.story_id in stopping:
+                yield "Stopping…"
                 task.cancel()
                 break
             line = _progress(p, done["steps"], BOARD.lines(key), time.monotonic() - started)
@@ -154,10 +164,16 @@ def wire_prepare(services: Services, box: PrepareBox, story: gr.Dropdown, refres
                f"{rec['last_point']} for {names}.")
 
     def do_stop(label):
+        """Asks the running preparation to stop. Its own generator writes "Stopping…" and
+        "Stopped: …" to the status; this handler leaves the status alone while one runs, or
+        its late reply could overwrite "Stopped" (the two events race for the same box)."""
         if not label:
             return "Nothing to stop: choose the story being prepared."
-        stopping.add(parse_id(label))
-        return "Stopping…"
+        story_id = parse_id(label)
+        if story_id not in running:
+            return "Nothing to stop: no preparation of this story is running."
+        stopping.add(story_id)
+        return gr.update()
 
     story.change(offer, [story], [box.characters])
     box.estimate_btn.click(do_estimate, [story, box.characters, box.every], [box.status])
