@@ -14,11 +14,13 @@ per text and per split:
 * end to end: share of speech quotations that end with the right speaker;
 * not-speech made speech: scare quotes, titles and notes given a speaker.
 
-    python benchmarks/attribution_accuracy.py [--verbose] [--only SLUG ...] [--held-out]
+    python benchmarks/attribution_accuracy.py [--verbose] [--only SLUG ...] [--held-out [DIR]]
 
-`--verbose` lists every miss; use it on the tune texts only. `--held-out` scores the texts
-of benchmarks/gold/attribution_heldout/ instead: labelled by someone who never saw the
-rules, never used to tune or to choose between rules.
+`--verbose` lists every miss; use it on the tune texts only. `--held-out [DIR]` scores the
+texts of a held-out folder instead (default benchmarks/gold/attribution_heldout/; the
+second, benchmarks/gold/attribution_heldout2/): labelled by someone who never saw the
+rules, never used to tune or to choose between rules — a folder scored once and then
+looked into is a diagnostic set from then on (its README says so).
 """
 
 from __future__ import annotations
@@ -264,13 +266,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--verbose", action="store_true", help="list every miss (tune texts only)")
     parser.add_argument("--only", nargs="*", help="these slugs only")
-    parser.add_argument("--held-out", action="store_true",
-                        help="score the held-out texts (benchmarks/gold/attribution_heldout, "
-                             "labelled by someone who never saw the rules) as the test split")
+    parser.add_argument("--held-out", nargs="?", const=str(HELD_OUT), default="",
+                        metavar="DIR",
+                        help="score a held-out folder (default benchmarks/gold/attribution_"
+                             "heldout; every text labelled by someone who never saw the rules) "
+                             "as the test split")
     args = parser.parse_args()
     global GOLD
     if args.held_out:
-        GOLD = HELD_OUT
+        GOLD = Path(args.held_out).resolve()
         split = {"tune": [], "test": sorted(p.name.removesuffix(".labels.jsonl")
                                             for p in GOLD.glob("*.labels.jsonl"))}
     else:

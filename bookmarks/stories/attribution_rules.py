@@ -56,6 +56,16 @@ _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|cap
 _PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 
 
+SCENE = 20  # paragraphs back in which `he`/`she` may find the one person of that sex named
+_UNNAMED = {g: re.compile(r"\b(?:[Aa]n?|[Tt]he|[Aa]nother|[Oo]ne|[Tt]his|[Tt]hat|[Hh]is|[Hh]er)\s+"
+                          r"(?:[\w-]+\s+){0,2}?(?:" + nouns + r")s?\b")
+            for g, nouns in {
+                "m": "man|gentleman|boy|lad|youth|fellow|chap|husband|son|brother|father|uncle|"
+                     "nephew|king|prince|lord|sailor|servant|waiter|porter|driver|clerk|butler",
+                "f": "woman|lady|girl|lass|maid|maiden|wife|daughter|sister|mother|aunt|niece|"
+                     "queen|princess|widow|housekeeper|landlady|governess|nurse|servant"}.items()}
+
+
 class StrictResolver(RelationRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
@@ -138,7 +148,9 @@ class StrictResolver(RelationRules, TurnRules, Resolver):
             return None  # `it said`: a note, a voice — only the subject just named, if no one's sex
         stage = self.stage
         if who is None:
-            return self._only_named(g, pi, pos) if stage == "back" and g in "mf" else None
+            if stage != "back" or g not in "mf":
+                return None
+            return self._only_named(g, pi, pos) or self._sole_of_sex(g, pi)
         if stage == "subject":
             return who
         p = self.paras[pi]
@@ -207,6 +219,32 @@ class StrictResolver(RelationRules, TurnRules, Resolver):
         fits = {n for _, n, _ in self.events[pi - 1] if g in self.cast.gender(n)}
         if len(fits) == 1:
             self.stage = "named"
+            return fits.pop()
+        return None
+
+    def _sole_of_sex(self, g: str, pi: int) -> str | None:
+        """`he`/`she` with no antecedent near, in a scene where the text has named only one
+        person of that sex (`Selden` and Miss Bart alone over tea: every `she said` is hers):
+        the named people and speakers of the chapter's last SCENE paragraphs, all of a known
+        sex, exactly one of them of this one."""
+        chapter, named = self.paras[pi].chapter, set()
+        for back in range(0, SCENE + 1):
+            if pi - back < 0 or self.paras[pi - back].chapter != chapter:
+                break
+            named |= {n for _, n, _ in self.events[pi - back]}
+            named |= {n for n in self.paras[pi - back].speakers if n}
+        named.discard(None)
+        if not named or any(not self.cast.gender(n) for n in named):
+            return None
+        for back in range(0, SCENE + 1):  # someone the cast does not know: `a red-faced man`
+            if pi - back < 0 or self.paras[pi - back].chapter != chapter:
+                break
+            for m in _UNNAMED[g].finditer(blank_quotes(self.paras[pi - back])):
+                if self.cast.lookup(m.group(0)) is None:
+                    return None
+        fits = {n for n in named if self.cast.gender(n) == {g}}
+        if len(fits) == 1:
+            self.stage = "sole"
             return fits.pop()
         return None
 

@@ -39,6 +39,7 @@ from bookmarks.stories.speakers import (
     genders,
     merge_variants,
     pronoun_votes,
+    titled_genders,
 )
 from bookmarks.stories.tags import PERSON_NOUNS, PROPER, TITLES, Tag, clean, tag_after, tag_before
 
@@ -136,8 +137,9 @@ class Cast:
         narration = "\n".join(p.seg(i) for p in paras for i in range(len(p.segs)))
         forms = {f: k for f, k in self.keys.items() if f[:1].isupper() or f.startswith("the ")}
         votes = pronoun_votes(clean(narration), forms)
+        titled = titled_genders("\n\n".join(p.text for p in paras))
         for person in self.people.values():
-            person.genders = genders(person, votes.get(person.name))
+            person.genders = genders(person, votes.get(person.name), titled)
         self._pattern = re.compile(r"(?<![\w’'-])(" + "|".join(
             re.escape(k) for k in sorted(self.keys, key=len, reverse=True)) + r")(?![\w-])(?![’'][a-rt-z])") \
             if self.keys else None

@@ -257,10 +257,35 @@ def _own_pronoun(after: str) -> str | None:
     return None
 
 
-def genders(person: Person, votes: Counter | None) -> set[str]:
+_TITLED = re.compile(r"\b(?:(" + "|".join(t.capitalize() for t in _TITLE_GENDER if len(t) > 3
+                                          and t not in ("king", "queen", "nurse", "master"))
+                     + r")|(Mr|Mrs|Ms|Dr|Mme|Mlle)\.?)[ \t]*\n?[ \t]*([A-Z]\w+)")
+
+
+def titled_genders(text: str) -> dict[str, set[str]]:
+    """Name word → the genders of the titles the whole text (speech too) puts before it:
+    `“Mr. Selden—what good luck!”` says Selden is a man; `Mr. and Mrs. Bennet` says nothing
+    of `Bennet` (both), and neither does `Dr.`."""
+    seen: dict[str, set[str]] = {}
+    for m in re.finditer(r"\bMrs?\.?\s+and\s+Mrs?\.?\s+([A-Z]\w+)", text):
+        seen.setdefault(m.group(1), set()).update((MALE, FEMALE))  # a couple: either
+    for m in _TITLED.finditer(text):
+        title = (m.group(1) or m.group(2)).casefold()
+        if title != "dr":
+            seen.setdefault(m.group(3), set()).add(_TITLE_GENDER[title])
+    return seen
+
+
+def genders(person: Person, votes: Counter | None,
+            titled: dict[str, set[str]] | None = None) -> set[str]:
     for form in sorted(person.forms, key=len, reverse=True):
         if g := gender_from_name(form):
             return {g}
+    if titled:  # a surname the text titles one way only: `Mr. Selden`, `Miss Farish`
+        words = {w for f in person.forms for w in f.split() if w[:1].isupper()}
+        said = set().union(*(titled.get(w, set()) for w in words))
+        if len(said) == 1:
+            return said
     if not votes:
         return set()
     total = sum(votes.values())

@@ -171,6 +171,38 @@ def test_an_object_pronoun_says_nothing_of_the_subjects_sex():
     assert votes["Anne"] == {"f": 1} and votes["Tom"] == {"m": 1}  # `him` is someone else
 
 
+def test_a_title_anywhere_in_the_text_gives_a_surname_its_sex():
+    """`Mr. Halloran` said once, even inside speech, makes Halloran a man: `she said` in a
+    talk of the two is never his; `Mr. and Mrs. Pell` says nothing of Pell."""
+    from bookmarks.stories.speakers import titled_genders
+
+    seen = titled_genders('"Mr. Halloran, at last!" Mr. and Mrs. Pell came in. The Baroness.\n\n'
+                          'Felix looked up. Miss\nOdile Varnier nodded.')
+    assert seen["Halloran"] == {"m"} and seen["Pell"] == {"m", "f"} and seen["Odile"] == {"f"}
+    assert "Felix" not in seen  # a paragraph break after a title is no title of his
+    text = ('Halloran stopped on the platform. Among the travellers stood Miss Odile Varnier.\n\n'
+            '"Mr. Halloran, what luck!"\n\n'
+            'Halloran had never seen her so pleased with herself.\n\n'
+            '"Luck for me," she repeated. "Take me to tea."\n')
+    assert said(text)["Luck for me. Take me to tea."] == "Miss Odile Varnier"
+
+
+def test_a_pronoun_with_no_antecedent_near_is_the_one_person_of_that_sex_in_the_scene():
+    """Two alone over tea, named long ago: `she declared` is the woman's, `he said` the man's
+    — unless the scene has someone the cast does not know (`a stout woman`)."""
+    talk = ('Mr. Corran held the door, and Miss Ilse Brandt went up before him.\n\n'
+            'The rooms were small and smelt of books; the kettle sang on the hob.\n\n'
+            'Rain ran down the glass. The street below was empty.\n\n'
+            'It was late in the day, and the lamps were lit one by one.\n\n'
+            '"What a nice little place," she declared.\n\n'
+            '"It does for a bachelor," he said.\n')
+    s = said(talk)
+    assert s["What a nice little place."] == "Miss Ilse Brandt"
+    assert s["It does for a bachelor."] == "Mr. Corran"
+    crowded = talk.replace("Rain ran down the glass.", "A stout woman shook her umbrella.")
+    assert said(crowded)['"What a nice little place," she declared.'] == "narration"
+
+
 # --- several speakers in one paragraph -------------------------------------------------------
 
 
