@@ -397,6 +397,15 @@ def _described(cast, name: str) -> bool:
         and not any(_TITLED.match(f) for f in person.forms)
 
 
+def _proper(cast, name: str) -> bool:
+    """A character the text names by a name of their own, not only by a title (`Poole`,
+    `Mr. Utterson`; not `the captain`, `Captain`)."""
+    person = cast.people.get(name)
+    return bool(person) and any(not _TITLED.match(f) and not re.match(r"(?:[Tt]he|[Aa]n?)\s", f)
+                                and f.casefold() not in PERSON_NOUNS | cast.nouns
+                                for f in person.forms)
+
+
 def attribute_dialogue(
     paragraphs: list[tuple[int, str, str | None]],
 ) -> tuple[list[Draft], dict[str, list[str]]]:
@@ -409,7 +418,8 @@ def attribute_dialogue(
     cast = Cast(paras, checker, narrator, forms)
     resolver = StrictResolver(paras, cast, narrator)
     resolver.run()
-    if merges := resolver.slot_merges(_described):  # `replied the servant` where Poole's turn was
+    merges = {d: n for d, n in resolver.slot_merges(_described).items() if _proper(cast, n)}
+    if merges:  # `replied the servant` where Poole's turn was (not `the boy` into `the captain`)
         paras = _read(paragraphs, quote_style(text))
         mark_written(paras)
         cast = Cast(paras, checker, narrator, forms, merges)

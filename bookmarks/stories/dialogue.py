@@ -41,7 +41,17 @@ from bookmarks.stories.speakers import (
     pronoun_votes,
     titled_genders,
 )
-from bookmarks.stories.tags import PERSON_NOUNS, PROPER, TITLES, Tag, clean, tag_after, tag_before
+from bookmarks.stories.tags import (
+    LOWER,
+    PERSON_NOUNS,
+    PROPER,
+    TITLES,
+    UPPER,
+    Tag,
+    clean,
+    tag_after,
+    tag_before,
+)
 
 NARRATOR = "Narrator"
 _PRONOUN_G = {"he": MALE, "she": FEMALE, "it": NEUTER}
@@ -220,13 +230,15 @@ def verb_follows(after: str) -> bool:
                                                       and word not in ("his", "this", "its", "was"))
 
 
-_FULL_NAME = re.compile(r"(?<![\w’'-])(?:[A-Z][a-z]+\s+){1,2}[A-Z][a-z]+(?![\w’'-])")
+_FULL_NAME = re.compile(rf"(?<![\w’'-])(?:[{UPPER}][{LOWER}]+\s+){{1,2}}[{UPPER}][{LOWER}]+(?![\w’'-])")
+_TITLE_WORD = re.compile(rf"(?:{TITLES})$")
 
 
 def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) -> dict[str, str]:
     """Fuller forms of a speaker's name that only the narration gives (`Tom Harker held the
-    candle` when `Harker` speaks)."""
-    single = {n for n in found if len(n.split()) == 1 and n[:1].isupper()}
+    candle` when `Harker` speaks). A title is no surname: `a German Baroness` is no fuller
+    form of `the Baroness` (a word before a title describes)."""
+    single = {n for n in found if len(n.split()) == 1 and n[:1].isupper() and not _TITLE_WORD.match(n)}
     out: dict[str, str] = {}
     for p in paras:
         for k in range(len(p.segs)):

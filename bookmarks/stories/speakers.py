@@ -18,7 +18,15 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bookmarks.stories.tags import PERSON_NOUNS, PRONOUN, STOP_WORDS, TITLES, mask_abbreviations
+from bookmarks.stories.tags import (
+    LOWER,
+    PERSON_NOUNS,
+    PRONOUN,
+    STOP_WORDS,
+    TITLES,
+    UPPER,
+    mask_abbreviations,
+)
 
 MALE, FEMALE, NEUTER = "m", "f", "n"
 _TITLE_GENDER = {
@@ -60,8 +68,8 @@ _TITLE_RE = re.compile(rf"^(?:{TITLES})\.?$")
 # titles that name someone by themselves: `said the King`, and a family's `said Mother`
 _BARE_TITLES = frozenset("King Queen Captain Doctor Major Colonel Professor Mother Father Granny "
                          "Grandma Grandpa Nurse".split())
-_MID_CAP = re.compile(r"(?<=[a-z0-9,;] )([A-Z][a-z’'\-]+)")
-_WORDS = re.compile(r"[A-Za-z][a-z’'\-]*")
+_MID_CAP = re.compile(rf"(?<=[{LOWER}0-9,;] )([{UPPER}][{LOWER}’'\-]+)")
+_WORDS = re.compile(rf"[{UPPER}{LOWER}][{LOWER}’'\-]*")
 
 
 class NameChecker:
@@ -134,6 +142,8 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
 def _core(name: str) -> tuple[str | None, frozenset[str]]:
     words = name.replace(".", "").casefold().split()
     title = words[0] if len(words) > 1 and words[0] in _TITLE_WORDS else None
+    if title in ("old", "young", "little") and name.split()[1][:1].islower():
+        title = None  # `Old man` is no title and a name: not the `Young man`
     core = words[1:] if title else words
     return title, frozenset(w for w in core if w not in ("of", "de", "van", "von"))
 

@@ -47,7 +47,8 @@ TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Dr|Doctor|Sir|Lady
           "Countess|Baron|Baroness|Duke|Duchess|Prince|Princess|King|Queen|Saint|St|Squire|"
           "Governor|Inspector|Constable|Nurse|Granny|Grandma|Grandpa|Old")
 _TITLE = rf"(?:(?:{ABBREVIATIONS})\.?|(?:{TITLES}))"
-_NAME_WORD = r"(?:Mc|Mac|O[’'])?[A-Z][a-z]+(?:[-’'][A-Z]?[a-z]+)*"
+UPPER, LOWER = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"  # names with accents: `Münster`, `Zoë`, `Señora`
+_NAME_WORD = rf"(?:Mc|Mac|O[’'])?[{UPPER}][{LOWER}]+(?:[-’'][{UPPER}]?[{LOWER}]+)*"
 PROPER = (rf"(?:{_TITLE}\s+)?{_NAME_WORD}(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?{_NAME_WORD})"
           r"{0,3}")
 PERSON_NOUNS = frozenset("""
@@ -181,7 +182,8 @@ def tag_before(seg: str) -> Tag | None:
     for v in reversed(list(re.finditer(rf"\b{VERB}\b", sentence))):
         if (found := _tag_at(sentence, v)) is not None:
             end = max(v.end(), found[0] + len(found[1]))  # `said X` ends after X
-            return Tag(found[1], start + found[0], start + end) if found[1] else None
+            who = re.sub(r"(?<=\w)[’']s$", "", found[1])  # `was X's answer, … and cried out`: X
+            return Tag(who, start + found[0], start + end) if who else None
     return None
 
 

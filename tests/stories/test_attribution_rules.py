@@ -203,6 +203,46 @@ def test_a_pronoun_with_no_antecedent_near_is_the_one_person_of_that_sex_in_the_
     assert said(crowded)['"What a nice little place," she declared.'] == "narration"
 
 
+def test_names_with_accented_letters_titles_and_descriptions():
+    """`Mrs. Brühl` is a name; `a German Baroness` in the narration is no fuller name of
+    `the Baroness` (she stays herself, and `Madame Münster` is a name); `the old man` and
+    `the young man` are two people."""
+    s = said('"We are late," said Mrs. Brühl.\n\n"Not at all," said Mr. Lorne.\n')
+    assert s["We are late."] == "Mrs. Brühl"
+    text = ('She had married a German Baroness\'s brother, people said, and was a Baroness '
+            'herself.\n\n"We are expected," said the Baroness.\n\n'
+            '"And the daughters?" Madame Münster demanded.\n\n'
+            '"I am too old," said the old man.\n\n"I am not," said the young man.\n')
+    people = cast(text)
+    assert "German Baroness" not in people and "Madame Münster" in people
+    s = said(text)
+    assert s["I am too old."] != s["I am not."]
+
+
+def test_a_possessive_before_the_verb_is_the_speaker_not_a_new_character():
+    text = ('"Is she coming about?" I asked.\n\n'
+            '"Very probably," was Dan Forde\'s answer, as he turned partly away from me and '
+            'cried out, "Cooky! Oh, Cooky!"\n')
+    assert said(text)["Cooky! Oh, Cooky!"] == "Dan Forde"
+    assert "Dan Forde's" not in cast(text)
+
+
+def test_a_description_is_merged_only_into_someone_with_a_name_of_their_own():
+    """`replied the servant` where Poole's turn was may be Poole; `the boy` answering `the
+    captain` is not the captain (a title alone is a description too)."""
+    from bookmarks.stories.attribution_rules import _proper
+    from bookmarks.stories.dialogue import Cast
+    from bookmarks.stories.speakers import Person
+
+    people = Cast.__new__(Cast)
+    people.nouns = frozenset({"boy"})
+    people.people = {"Captain": Person("Captain", {"Captain", "the captain"}),
+                     "Poole": Person("Poole", {"Poole"}),
+                     "Mr. Hyde": Person("Mr. Hyde", {"Mr. Hyde", "the man"})}
+    assert not _proper(people, "Captain")
+    assert _proper(people, "Poole") and _proper(people, "Mr. Hyde")
+
+
 # --- several speakers in one paragraph -------------------------------------------------------
 
 
