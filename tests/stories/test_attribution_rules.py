@@ -203,6 +203,24 @@ def test_a_pronoun_with_no_antecedent_near_is_the_one_person_of_that_sex_in_the_
     assert said(crowded)['"What a nice little place," she declared.'] == "narration"
 
 
+def test_a_man_and_a_woman_alone_take_turns_across_narration():
+    """Two alone: an untagged line after narration is the one who did not speak last —
+    not when the narration's last sentence is about the last speaker, who may go on."""
+    text = ('Mr. Corran met Miss Ilse Brandt at the gate.\n\n'
+            '"You are late," she said.\n\n'
+            '"The train was," he said.\n\n'
+            'She looked along the quay, where the lamps were being lit.\n\n'
+            '"Then we shall walk quickly."\n\n'
+            '"As you like," he said.\n\n'
+            'He turned up his collar and looked at the sky.\n\n'
+            '"It will pass."\n')
+    s = said(text)
+    assert s["Then we shall walk quickly."] == "Miss Ilse Brandt"
+    assert s['"It will pass."'] == "narration"  # he may go on, or she may answer
+    crowd = text.replace("the lamps were being lit", "a porter was lighting the lamps")
+    assert said(crowd)['"Then we shall walk quickly."'] == "narration"  # a third is there
+
+
 def test_names_with_accented_letters_titles_and_descriptions():
     """`Mrs. Brühl` is a name; `a German Baroness` in the narration is no fuller name of
     `the Baroness` (she stays herself, and `Madame Münster` is a name); `the old man` and
