@@ -9,6 +9,7 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -219,19 +220,32 @@ def test_blind_annotation(tmp_path, browser):
     assert vote_row["seconds"] is not None
 
 
-class SlowScript(ScriptedMemory):
-    """Answers after a pause, like a remote model (test double)."""
+SYNC = frozenset({"joint", "concept", "state", "first_state", "behavioral"})
+
+
+class Held(ScriptedMemory):
+    """Holds requests of the given kinds (once `armed`) until `release` is set, bounded, so
+    the page can be seen in a passing state — a turn waiting on memory, a line being
+    regenerated — however fast or slow the machine is (test double)."""
+
+    def __init__(self, *args, kinds=SYNC, armed=True, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kinds, self.armed, self.release = kinds, threading.Event(), threading.Event()
+        if armed:
+            self.armed.set()
 
     def __call__(self, request):
-        time.sleep(0.4)
+        if self.armed.is_set() and self.kind(request) in self.kinds:
+            self.release.wait(120)
         return super().__call__(request)
 
 
 def test_a_waiting_turn_shows_what_memory_is_doing(tmp_path, browser):
     """Without background work, a turn late in a story waits on synchronization: the
     scene line says which bookmark is synchronizing, block k of n, actions read."""
-    with scripted_server(SlowScript(sections=[
-            {"title": "Wren Adeyemi's plan", "type": "state", "subject": "Wren Adeyemi"}])) as model_url:
+    memory = Held(sections=[
+        {"title": "Wren Adeyemi's plan", "type": "state", "subject": "Wren Adeyemi"}])
+    with scripted_server(memory) as model_url:
         app = App(tmp_path, model_url, env={"BOOKMARKS_BACKGROUND_SYNC": "0"})
         app.start()
         try:
@@ -246,8 +260,10 @@ def test_a_waiting_turn_shows_what_memory_is_doing(tmp_path, browser):
             waiting = page.locator("#scene-chat").inner_text()
             assert "block" in waiting and "actions read" in waiting
             shot(page, "7-waiting-on-memory")
+            memory.release.set()
             page.wait_for_selector("#memory-panel :text('initialized')", timeout=120_000)
         finally:
+            memory.release.set()
             app.stop()
 
 
@@ -281,8 +297,10 @@ def test_prepare_memory_from_the_library(tmp_path, browser):
 def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
     """An import shows after a reload; the edit box loads the selected line; regenerate
     streams into the scene; Annotate says where items come from when there are none."""
-    with scripted_server(SlowScript(sections=[
-            {"title": "Wren Adeyemi's plan", "type": "state", "subject": "Wren Adeyemi"}])) as url:
+    memory = Held(sections=[
+        {"title": "Wren Adeyemi's plan", "type": "state", "subject": "Wren Adeyemi"}],
+        kinds={"act"}, armed=False)
+    with scripted_server(memory) as url:
         app = App(tmp_path, url)
         app.start()
         try:
@@ -319,9 +337,11 @@ def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
             page.get_by_text("Edit the selected line").click()
             box = page.locator("#edit-text textarea").input_value()
             assert box and box in line, (box, line)
+            memory.armed.set()  # the regenerated line waits until the page has been seen
             page.locator("#regenerate").click()
             page.wait_for_selector("#scene-chat :text('regenerating')", timeout=90_000)
             shot(page, "10-regenerating")
+            memory.release.set()
             page.wait_for_selector("#scene-chat :text('regenerating')", state="detached",
                                    timeout=90_000)
             page.get_by_role("tab", name="Annotate").click()
@@ -329,6 +349,7 @@ def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
             page.wait_for_selector("text=Nothing to judge yet", timeout=90_000)
             shot(page, "11-annotate-empty")
         finally:
+            memory.release.set()
             app.stop()
 
 

@@ -299,28 +299,33 @@ def test_a_card_alone_plays_on_an_empty_stage_and_lore_says_why(tmp_path, browse
             app.stop()
 
 
-class TwoSecondMemory(ScriptedMemory):
-    """Answers after two seconds, like a slow local model (test double); counts the
-    requests it has been sent."""
+class HeldSyncMemory(ScriptedMemory):
+    """Holds every synchronization request until `release` is set (bounded), like a slow
+    model that is always mid-block when looked at; counts the requests it has been sent
+    (test double)."""
+
+    SYNC = frozenset({"joint", "concept", "state", "first_state", "behavioral"})
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.asked = 0
         self._count = threading.Lock()
+        self.release = threading.Event()
 
     def __call__(self, request):
         with self._count:
             self.asked += 1
-        time.sleep(2.0)
+        if self.kind(request) in self.SYNC:
+            self.release.wait(120)
         return super().__call__(request)
 
 
 def test_prepare_chosen_characters_with_progress_and_a_prompt_stop(tmp_path, browser):  # noqa: F811
     """Item 5: the Library prepares the characters chosen, says what would be cheaper,
     shows progress within a step (the bookmark synchronizing, actions read), and Stop stops
-    within the step, not after it: no more than the call in flight (and one that started as
-    Stop was clicked) is sent after Stop, where finishing the step would take many."""
-    memory = TwoSecondMemory(sections=[
+    within the step, not after it: the step's first block is held at the model, and no
+    further call is sent after Stop (at most one that was starting as Stop was clicked)."""
+    memory = HeldSyncMemory(sections=[
         {"title": "Maren Voss's ledger", "type": "state", "subject": "Maren Voss"}])
     with scripted_server(memory) as url:
         app = App(tmp_path, url, env=QUIET)
@@ -353,6 +358,7 @@ def test_prepare_chosen_characters_with_progress_and_a_prompt_stop(tmp_path, bro
             assert "0 of 1 steps saved for Maren Voss" in page.locator("#prepare-status").inner_text()
             shot(page, "w5-stopped")
         finally:
+            memory.release.set()
             app.stop()
     store = Store(tmp_path / "bookmarks.db")
     story = store.find_story("The Long Winter at Harrowgate")
