@@ -142,6 +142,8 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
 def _core(name: str) -> tuple[str | None, frozenset[str]]:
     words = name.replace(".", "").casefold().split()
     title = words[0] if len(words) > 1 and words[0] in _TITLE_WORDS else None
+    if title is None and len(words) > 1 and words[0] in PERSON_NOUNS and name.split()[1][:1].isupper():
+        title = words[0]  # a calling used as a title: `Shepherd Oak`, `Farmer Boldwood`
     if title in ("old", "young", "little") and name.split()[1][:1].islower():
         title = None  # `Old man` is no title and a name: not the `Young man`
     core = words[1:] if title else words
@@ -168,7 +170,9 @@ def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str
     heads: list[str] = []
     for name in order:
         title, core = _core(name)
-        fits = [h for h in heads if core <= _core(h)[1] and _title_fits(title, core, h, titles)]
+        fits = [h for h in heads if core <= _core(h)[1] and _title_fits(title, core, h, titles)
+                and not (title is None and core < _core(h)[1] and core <= PERSON_NOUNS)]
+        # a bare description is no short form: `the man` is not `the little man`
         if not fits and len(core) == 1 and next(iter(core)) in _TITLE_WORDS \
                 and (titled is None or name in titled):  # `the Captain`
             fits = [h for h in heads if _core(h)[0] == next(iter(core))]
@@ -189,8 +193,9 @@ def _title_fits(title: str | None, core: frozenset[str], head: str,
         return True
     if head_title is not None:
         return False
-    if len(titles.get(core, ())) > 1:
-        return False  # a family: Mr. and Mrs. Bennet
+    if len({_TITLE_GENDER.get(t, t) for t in titles.get(core, ())} - {None}) > 1 \
+            and len({_TITLE_GENDER.get(t) for t in titles.get(core, ())} - {None}) != 1:
+        return False  # a family: Mr. and Mrs. Bennet (`Mr. Oak` and `Shepherd Oak` are one)
     first = next((w for w in head.replace(".", "").casefold().split() if w not in core), None)
     g, fg = _TITLE_GENDER.get(title), FIRST_NAMES.get(first or "")
     return not (g and fg and g != fg)

@@ -313,6 +313,15 @@ def test_name_variants_are_one_character_with_aliases():
     assert c == {"Sue Eagen": ["Miss Eagen"], "Captain Slops": ["Slops"]}
 
 
+def test_a_calling_is_a_title_and_a_bare_description_no_short_form():
+    """`Shepherd Oak` and `Mr. Oak` are Gabriel Oak (a calling before a surname is a title,
+    and two titles of one sex are no family); `the man` is not `the little man`."""
+    canon = merge_variants(["Gabriel Oak", "Shepherd Oak", "Mr. Oak", "Oak", "Jan Coggan"])
+    assert {canon[n] for n in ("Shepherd Oak", "Mr. Oak", "Oak")} == {"Gabriel Oak"}
+    canon = merge_variants(["Little man", "Man"])
+    assert canon["Man"] == "Man"
+
+
 def test_a_family_keeps_its_titles_apart():
     names = ["Mr. Bennet", "Mrs. Bennet", "Elizabeth Bennet", "Elizabeth", "Lizzy"]
     canon = merge_variants(names)
