@@ -240,7 +240,9 @@ def messages(lines: list[dict]) -> list[dict]:
 def wire_scene(services: Services, page: ScenePage) -> None:
     store, sc = services.store, page.sc
     outputs = page.outputs
-    model_events = {"concurrency_id": "models", "concurrency_limit": 2}
+    # the progress animation on the scene only: a turn also refreshes the line box, the
+    # turn picker and the panel, which otherwise each spun with a queue timer
+    model_events = {"concurrency_id": "models", "concurrency_limit": 2, "show_progress_on": [sc.chat]}
     no_scene = "Start or resume a scene first."
 
     @said(sc.status)
