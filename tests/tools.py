@@ -42,11 +42,16 @@ def fill_number(page, selector: str, value: str) -> None:
 
     A number box hands its value to the page's state on the input's change event, which the
     browser fires on blur: a click right after `fill` races it, and on a busy machine the click
-    can send the old value. Tab commits it first; the box then shows the value."""
+    can send the old value. Tab commits it first; the box then shows the value. On a busy
+    machine a box filled while the page was still setting it up showed its default again (the
+    typed value lost): it is typed again until it shows, bounded."""
     box = page.locator(selector)
-    box.fill(value)
-    box.press("Tab")
     deadline = time.monotonic() + 90
-    while box.input_value() != value:
+    while True:  # a box still being set up can take its first value back: type it again
+        box.fill(value)
+        box.press("Tab")
+        for _ in range(20):
+            if box.input_value() == value:
+                return
+            page.wait_for_timeout(100)
         assert time.monotonic() < deadline, f"{selector} shows {box.input_value()!r}"
-        page.wait_for_timeout(100)

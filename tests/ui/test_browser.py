@@ -76,8 +76,33 @@ def browser():
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=executable, headless=True, args=FLAGS)
-        yield b
+        yield PatientBrowser(b)
         b.close()
+
+
+class PatientBrowser:
+    """The browser, with every page and context waiting up to 90 s for an element before
+    an action (Playwright's default is 30 s: on a loaded 2-core machine the Play tab's first
+    render took longer)."""
+
+    def __init__(self, browser) -> None:
+        self._browser = browser
+
+    def new_page(self, **kwargs):
+        page = self._browser.new_page(**kwargs)
+        page.set_default_timeout(WAIT_MS)
+        return page
+
+    def new_context(self, **kwargs):
+        context = self._browser.new_context(**kwargs)
+        context.set_default_timeout(WAIT_MS)
+        return context
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
+WAIT_MS = 90_000
 
 
 def pick(page, elem_id: str, option: str) -> None:
@@ -277,6 +302,7 @@ def test_prepare_memory_from_the_library(tmp_path, browser):
             page.goto(app.url)
             pick(page, "library-story", "The Night Ferry")
             page.get_by_text("Prepare memory").click()
+            page.wait_for_selector("#prepare-characters :text('Isolde Marsh')", timeout=90_000)
             fill_number(page, "#prepare-every input", "50")
             page.locator("#prepare-estimate").click()  # the server has the 50 before Prepare
             page.wait_for_selector("#prepare-status :text('every 50 actions')", timeout=90_000)
