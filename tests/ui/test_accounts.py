@@ -157,7 +157,12 @@ def sign_in(page, url: str, name: str, password: str) -> None:
 
 
 def tab_names(page) -> list[str]:
-    return [t.inner_text().strip() for t in page.get_by_role("tab").all() if t.is_visible()]
+    """The visible tabs' names, read in one go in the page: listing the tabs and then reading
+    each by its index raced the page hiding tabs for the signed-in role (the third of four
+    tabs was gone before it was read, and the read waited for it)."""
+    return page.eval_on_selector_all(
+        "[role=tab]", "els => els.filter(e => e.offsetParent !== null && "
+        "getComputedStyle(e).visibility !== 'hidden').map(e => e.innerText.trim())")
 
 
 def wait_for_text(page, selector: str, pattern: str, timeout_s: float = 300) -> str:
