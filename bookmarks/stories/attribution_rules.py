@@ -282,24 +282,10 @@ class StrictResolver(RelationRules, TurnRules, Resolver):
     def _sole_of_sex(self, g: str, pi: int) -> str | None:
         """`he`/`she` with no antecedent near, in a scene where the text has named only one
         person of that sex (`Selden` and Miss Bart alone over tea: every `she said` is hers):
-        the named people and speakers of the chapter's last SCENE paragraphs, all of a known
-        sex, exactly one of them of this one."""
-        chapter, named = self.paras[pi].chapter, set()
-        for back in range(0, SCENE + 1):
-            if pi - back < 0 or self.paras[pi - back].chapter != chapter:
-                break
-            named |= {n for _, n, _ in self.events[pi - back]}
-            named |= {n for n in self.paras[pi - back].speakers if n}
-        named.discard(None)
-        if not named or any(not self.cast.gender(n) for n in named):
+        of the people the scene names (`_scene_people`), exactly one is of this sex."""
+        if not (people := self._scene_people(pi)):
             return None
-        for back in range(0, SCENE + 1):  # someone the cast does not know: `a red-faced man`
-            if pi - back < 0 or self.paras[pi - back].chapter != chapter:
-                break
-            for m in _UNNAMED[g].finditer(blank_quotes(self.paras[pi - back])):
-                if self.cast.lookup(m.group(0)) is None:
-                    return None
-        fits = {n for n in named if self.cast.gender(n) == {g}}
+        fits = {n for n in people[0] if self.cast.gender(n) == {g}}
         if len(fits) == 1:
             self.stage = "sole"
             return fits.pop()
