@@ -55,3 +55,20 @@ def fill_number(page, selector: str, value: str) -> None:
                 return
             page.wait_for_timeout(100)
         assert time.monotonic() < deadline, f"{selector} shows {box.input_value()!r}"
+
+
+def upload(page, selector: str, path: str, shown: str) -> None:
+    """Give a Gradio file box a file and wait until it shows `shown` (its name). On a busy
+    machine a file set while the page was still busy with the step before was not taken up
+    (the box never showed it in 90 s): it is set again until it shows, bounded."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + 90
+    box = page.locator(f"{selector} input[type=file]")
+    while True:
+        box.set_input_files(path)
+        try:
+            page.wait_for_selector(f"{selector} :text('{shown}')", timeout=20_000)
+            return
+        except PlaywrightTimeout:  # set it again while time is left
+            assert time.monotonic() < deadline, f"{selector} never showed {shown!r}"

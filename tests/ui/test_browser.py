@@ -19,7 +19,7 @@ import pytest
 from bookmarks.models.testing import ScriptedMemory
 from tests.conftest import ROOT, STORIES
 from tests.fake_server import scripted_server
-from tests.tools import INSTALL_CHROMIUM, chromium, fill_number
+from tests.tools import INSTALL_CHROMIUM, chromium, fill_number, upload
 
 pytestmark = pytest.mark.browser
 OUT = ROOT / "test-output" / "browser"
@@ -434,8 +434,7 @@ def test_a_card_joins_a_scene_and_the_scene_goes_out(tmp_path, browser):
             page.goto(app.url)
             page.get_by_role("tab", name="Play").click()
             pick_story(page, "The Night Ferry", "Isolde Marsh")
-            page.locator("#card-upload input[type=file]").set_input_files(str(path))
-            page.wait_for_selector("#card-upload :text('marisol.png')", timeout=90_000)
+            upload(page, "#card-upload", str(path), "marisol.png")
             page.locator("#start-scene").click()
             page.wait_for_selector("#scene-chat :text('Then the gate sings')", timeout=90_000)
             page.locator("#next-turn").click()  # round robin: Isolde, then Wren, then Marisol
