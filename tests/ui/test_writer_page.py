@@ -16,7 +16,7 @@ from bookmarks.models.testing import ScriptedMemory
 from bookmarks.store import Store
 from tests.fake_server import scripted_server
 from tests.tools import fill_number
-from tests.ui.test_browser import App, browser, pick, pick_story, shot  # noqa: F401
+from tests.ui.test_browser import App, Held, browser, pick, pick_story, shot  # noqa: F401
 
 pytestmark = pytest.mark.browser
 QUIET = {"BOOKMARKS_BACKGROUND_SYNC": "0"}
@@ -299,24 +299,17 @@ def test_a_card_alone_plays_on_an_empty_stage_and_lore_says_why(tmp_path, browse
             app.stop()
 
 
-class HeldSyncMemory(ScriptedMemory):
-    """Holds every synchronization request until `release` is set (bounded), like a slow
-    model that is always mid-block when looked at; counts the requests it has been sent
-    (test double)."""
-
-    SYNC = frozenset({"joint", "concept", "state", "first_state", "behavioral"})
+class HeldSyncMemory(Held):
+    """Held (synchronizations held until `release`), counting the requests it is sent."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.asked = 0
         self._count = threading.Lock()
-        self.release = threading.Event()
 
     def __call__(self, request):
         with self._count:
             self.asked += 1
-        if self.kind(request) in self.SYNC:
-            self.release.wait(120)
         return super().__call__(request)
 
 
