@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from bookmarks.commands.cards import add_parsers as add_card_parsers
+from bookmarks.commands.storyline import add_parsers as add_line_parsers
 from bookmarks.engine.methods import METHODS
 from bookmarks.errors import BookmarksError
 from bookmarks.stories.importers import FORMATS
@@ -431,6 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "and .questions.jsonl next to it)")
     p.set_defaults(func=cmd_export)
     add_card_parsers(sub)
+    add_line_parsers(sub)
 
     p = sub.add_parser("serve", help="run the web app (same as python app.py)")
     add_serve_args(p)

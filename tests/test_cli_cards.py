@@ -190,3 +190,21 @@ def test_one_copy_of_a_lore_entry():
     assert unique_lore([gate, same, other_keys, other_text]) == [gate, other_keys, other_text]
     assert unique_lore([off, gate]) == [off.model_copy(update={"enabled": True})]
     assert unique_lore([]) == []
+
+
+def test_a_line_is_shown_and_corrected_over_the_cli(tmp_path):
+    setup(tmp_path)
+    shown = run(tmp_path, "line", "--story", "1", "3")
+    assert shown.returncode == 0 and "3  Ben: Then we wait for eight." in shown.stdout
+    out = run(tmp_path, "line", "--story", "1", "3", "--speaker", "benjamin")
+    assert out.returncode == 0, out.stderr
+    assert "Line 3 of “Quay” is now Ben’s." in out.stdout  # an alias gives the character
+    out = run(tmp_path, "line", "--story", "1", "5", "--speaker", "Harbour Master",
+              "--text", "Alone, at last.")
+    assert out.returncode == 0, out.stderr
+    store = store_of(tmp_path)
+    a = store.actions(1, 5, 5)[0]
+    assert (a.character, a.text) == ("Harbour Master", "Alone, at last.")
+    assert "Harbour Master" in [c.name for c in store.characters(1)]
+    bad = run(tmp_path, "line", "--story", "1", "9", "--speaker", "Ada")
+    assert bad.returncode == 1 and "numbered 1 to 6" in bad.stderr and "Traceback" not in bad.stderr

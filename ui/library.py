@@ -102,7 +102,8 @@ def build_library_tab(services: Services) -> dict:
                                          label="Storyline (actions numbered from 1 in file "
                                                "order; headings are not actions)",
                                          interactive=False, wrap=True,
-                                         column_widths=["7%", "20%", "15%", "58%"])
+                                         column_widths=["7%", "20%", "15%", "58%"],
+                                         elem_id="library-storyline")
                 with gr.Accordion("Who is present (for witnessed knowledge)", open=False,
                                   elem_id="presence-box"):
                     gr.Markdown("Derived from the storyline: entrances and exits in stage "
@@ -117,6 +118,20 @@ def build_library_tab(services: Services) -> dict:
                         p_last = gr.Number(1, precision=0, minimum=1, label="To action")
                         p_here = gr.Radio(["present", "absent"], value="present", label="Mark")
                         p_btn = gr.Button("Apply")
+                with gr.Accordion("Correct a line: its speaker or its text", open=False,
+                                  elem_id="line-box"):
+                    gr.Markdown("Click a line of the storyline (or type its number), then "
+                                "give it to a character, to a new name (who joins the cast) "
+                                "or to narration, and change its text if you like. Memory "
+                                "that read the line is dropped; it is read again when needed.")
+                    with gr.Row():
+                        c_line = gr.Number(None, precision=0, minimum=1, label="Action #",
+                                           elem_id="line-index")
+                        c_who = gr.Dropdown([], label="Speaker", value=None,
+                                            allow_custom_value=True, elem_id="line-speaker")
+                    c_text = gr.Textbox(label="Text", lines=3, elem_id="line-text")
+                    c_btn = gr.Button("Apply", elem_id="line-apply")
+                    c_status = gr.Markdown(elem_id="line-status")
                 prep = build_prepare_box()
                 with gr.Accordion("Export the story", open=False, elem_id="story-export-box"):
                     gr.Markdown("JSONL keeps everything: every action, speaker, line break, "
@@ -185,6 +200,34 @@ def build_library_tab(services: Services) -> dict:
         return (f"Merged {esc(merge_)} into {esc(keep_)}.", *show(label, 1))
 
     @user_errors
+    def load_line(label: str | None, index: float | None):
+        """The speaker and text of the line numbered `index` (nothing when there is none)."""
+        if not label or not index:
+            return gr.update(), gr.update()
+        found = services.store.actions(parse_id(label), int(index), int(index))
+        if not found:
+            return gr.update(), gr.update()
+        return gr.update(value=found[0].character), found[0].text
+
+    def pick_line(evt: gr.SelectData):
+        """A click on a storyline row: its number (the first column) to correct."""
+        row = evt.row_value or []
+        return row[0] if row else gr.update()
+
+    @user_errors
+    def do_correct(label: str | None, index: float | None, who: str | None, text: str,
+                   page_: float):
+        if not label or not index:
+            raise gr.Error("Choose a story and the number of the line to correct.")
+        story_id = parse_id(label)
+        old = services.store.actions(story_id, int(index), int(index))
+        name = services.store.correct_line(story_id, int(index), who or "",
+                                           None if old and old[0].text == text else text)
+        msg = f"Line {int(index)} is now {esc(name)}’s." if name != "narration" else \
+            f"Line {int(index)} is now narration."
+        return (msg, *show(label, page_))
+
+    @user_errors
     def do_export(label: str | None, fmt_: str):
         if not label:
             raise gr.Error("Choose a story first.")
@@ -214,7 +257,7 @@ def build_library_tab(services: Services) -> dict:
     def show(label: str | None, page_: float):
         if not label:
             return "", [], [], 1, gr.update(choices=[]), gr.update(choices=[]), [], \
-                gr.update(choices=[])
+                gr.update(choices=[]), gr.update(choices=[])
         story_id = parse_id(label)
         info = services.store.story(story_id)
         counts = services.store.action_counts(story_id)
@@ -230,7 +273,8 @@ def build_library_tab(services: Services) -> dict:
                 f"Page {p} of {pages}. {esc(info.description)}")
         names = [r[0] for r in rows]
         return (text, rows, lines, p, gr.update(choices=names), gr.update(choices=names),
-                presence_rows(story_id), gr.update(choices=names))
+                presence_rows(story_id), gr.update(choices=names),
+                gr.update(choices=[*names, "narration"]))
 
     async def do_suggest(path: str | None, fmt_: str):
         if not path:
@@ -265,7 +309,7 @@ def build_library_tab(services: Services) -> dict:
         services.store.mark_presence(story_id, who, a, b, mark == "present")
         return presence_rows(story_id)
 
-    shown = [summary, cast, storyline, page, keep, merge, presence, p_who]
+    shown = [summary, cast, storyline, page, keep, merge, presence, p_who, c_who]
     upload.change(do_preview, [upload, fmt], [preview])
     upload.change(lambda: "", None, [status])  # "Choose a file first" is answered: clear it
     fmt.change(do_preview, [upload, fmt], [preview])
@@ -282,6 +326,9 @@ def build_library_tab(services: Services) -> dict:
     delete_btn.click(do_delete, [story, confirm], [status, story, confirm]).then(**refresh)
     wire_prepare(services, prep, story, refresh)
     p_btn.click(do_presence, [story, p_who, p_first, p_last, p_here], [presence])
+    storyline.select(pick_line, None, [c_line])
+    c_line.change(load_line, [story, c_line], [c_who, c_text])
+    c_btn.click(do_correct, [story, c_line, c_who, c_text, page], [c_status, *shown])
     export_btn.click(do_export, [story, export_fmt], [export_files])
     return {"story": story, "stories": stories,
             # a page opened later (a reload, another tab) shows what was imported since

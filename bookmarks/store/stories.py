@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from bookmarks.errors import NotFoundError
+from bookmarks.errors import BookmarksError, NotFoundError
 from bookmarks.store.base import StoreBase, StoryInfo, now
-from bookmarks.stories.story import Action, Character, Question, Story
+from bookmarks.stories.story import NARRATION, Action, Character, Question, Story
 
 
 class StoriesStore(StoreBase):
@@ -225,6 +225,47 @@ class StoriesStore(StoreBase):
             db["characters"].delete(rows[merge]["id"])
             self.derive_presence(story_id)  # names and speakers changed
             self._presence_changed(story_id, before)
+
+    def correct_line(self, story_id: int, index: int, speaker: str,
+                     text: str | None = None) -> str:
+        """Give storyline action `index` to `speaker` — a character's name or alias, a new
+        name (a character joins the cast) or "narration" — and, when `text` is given, that
+        text. Returns the name the line now has. As after a merge, memory that read the
+        line (versions from `index` on) is dropped, presence is derived again and the
+        story's epoch moves, so nothing prepared under the old line is used or saved."""
+        speaker = " ".join((speaker or "").split())
+        if not speaker:
+            raise BookmarksError("Name the line's speaker (a character, a new name, or "
+                                 f"“{NARRATION}”).")
+        if text is not None and not text.strip():
+            raise BookmarksError("A line's text cannot be empty.")
+        before = self.presence(story_id)
+        with self.transaction() as db:
+            n = self.story(story_id).n_actions
+            row = self._one("SELECT character, text FROM actions WHERE story_id = ? AND "
+                            "idx = ?", [story_id, index])
+            if row is None:
+                raise NotFoundError(f"The story has no action {index}: its actions are "
+                                    f"numbered 1 to {n}.")
+            name = NARRATION if speaker.casefold() == NARRATION else None
+            for r in self._rows("SELECT * FROM characters WHERE story_id = ?", [story_id]):
+                if name is None and speaker.casefold() in {
+                        x.casefold() for x in [r["name"], *json.loads(r["aliases"] or "[]")]}:
+                    name = r["name"]
+            if name is None:  # a new name: a character of the story from now on
+                db["characters"].insert({"story_id": story_id, "name": speaker,
+                                         "aliases": "[]", "major": 0})
+                name = speaker
+            new_text = row["text"] if text is None else text.strip()
+            if (name, new_text) == (row["character"], row["text"]):
+                return name  # nothing changes: memory stays
+            db.execute("UPDATE actions SET character = ?, text = ? WHERE story_id = ? AND idx = ?",
+                       [name, new_text, story_id, index])
+            db.execute("DELETE FROM bookmark_versions WHERE p >= ? AND bookmark_id IN "
+                       "(SELECT id FROM bookmarks WHERE story_id = ?)", [index, story_id])
+            self.derive_presence(story_id)  # speakers changed
+            self._presence_changed(story_id, before)
+        return name
 
     def story_runs(self, story_id: int) -> dict[str, int]:
         """What evaluation and the arena hold of a story: {"runs", "arena_items"}."""

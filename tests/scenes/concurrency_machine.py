@@ -240,6 +240,11 @@ class PlayMachine(RuleBasedStateMachine):
         self.merged = True
         self.counts["merges"] += 1
 
+    @rule(index=st.integers(START - 24, START), who=st.sampled_from(["Ada", "Ben", "narration"]))
+    def correct_line(self, index, who):  # the writer gives a line near the windows to another
+        self.store.correct_line(self.story_id, index, who)
+        self.counts["line corrections"] += 1
+
     @rule(n=st.integers(0, 9), k=st.integers(0, 20), edit=st.booleans())
     def pin(self, n, k, edit):
         scene = self.store.scene(self._scene(n))

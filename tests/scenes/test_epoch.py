@@ -108,6 +108,25 @@ def test_a_merge_drops_prepared_steps_and_cancels_jobs(store, pre):
     assert store.db["bookmark_versions"].count == after  # the job in flight saved nothing
 
 
+def test_a_corrected_line_drops_memory_that_read_it_and_cancels_jobs(store, pre):
+    sid, fake, script, llms, scene = make(store)
+    other = store.create_scene(sid, start_point=200, cast=["Ada", "Ben"], method="bookmarks")
+    p = pre(llms)
+    p.schedule(other.id, "Ben")
+    assert p.wait_idle(120) and p.status(other.id)["state"] == "ready"
+    versions = store.db["bookmark_versions"].count
+    assert versions and any(v["p"] >= 50 for v in store.db["bookmark_versions"].rows)
+    in_flight(fake, p, scene.id, "Ada")
+    epoch = store.branch_epoch(scene.branch_id)
+    store.correct_line(sid, 50, "Ben")  # the writer gives action 50 to Ben
+    assert store.branch_epoch(scene.branch_id) != epoch
+    after = store.db["bookmark_versions"].count
+    assert after < versions and all(v["p"] < 50 for v in store.db["bookmark_versions"].rows)
+    assert p.status(other.id)["state"] == "idle" and take(p, other.id, "Ben") is None
+    finish(fake, p)
+    assert store.db["bookmark_versions"].count == after  # the job in flight saved nothing
+
+
 def test_a_preparation_never_overtakes_a_writers_edit(store, pre):
     sid, fake, script, llms, scene = make(store)
     run_sync(generate_turn(store, llms, scene.id, "Ada", state_block=16))

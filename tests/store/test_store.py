@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bookmarks.errors import BookmarksError
 from bookmarks.store import Store
 from bookmarks.stories.importers import parse_story
 
@@ -75,6 +76,36 @@ def test_merge_characters(store):
     assert [c.name for c in store.characters(sid)] == ["Mara"]
     assert store.characters(sid)[0].aliases == ["Tobias"]
     assert store.action_counts(sid)["Mara"] == 3
+
+
+def test_correct_a_lines_speaker_and_text(store):
+    sid = store.add_story(STORY)
+    assert store.correct_line(sid, 3, "tobias") == "Tobias"  # by any case of a name
+    assert [a.character for a in store.actions(sid)] == ["Mara", "Tobias", "Tobias", "Mara"]
+    assert store.correct_line(sid, 2, "Old  Ned", text=" Hi there. ") == "Old Ned"
+    assert [c.name for c in store.characters(sid)] == ["Mara", "Tobias", "Old Ned"]
+    assert store.actions(sid, 2, 2)[0].text == "Hi there."
+    assert store.correct_line(sid, 4, "Narration") == "narration"
+    assert store.action_counts(sid) == {"Mara": 1, "Tobias": 1, "Old Ned": 1, "narration": 1}
+    presence = store.presence(sid)
+    assert "Old Ned" in presence  # a speaker is present: derived again
+    for bad, says in ((lambda: store.correct_line(sid, 9, "Mara"), "numbered 1 to 4"),
+                      (lambda: store.correct_line(sid, 1, "  "), "Name the line"),
+                      (lambda: store.correct_line(sid, 1, "Mara", text=" "), "cannot be empty")):
+        try:
+            bad()
+        except BookmarksError as exc:
+            assert says in str(exc)
+        else:
+            raise AssertionError(says)
+    assert store.actions(sid, 1, 1)[0].character == "Mara"  # a refused correction changed nothing
+
+
+def test_correcting_an_alias_gives_the_line_to_its_character(store):
+    sid = store.add_story(STORY)
+    store.merge_characters(sid, "Mara", "Tobias")  # Tobias is now an alias of Mara
+    assert store.correct_line(sid, 3, "TOBIAS") == "Mara"
+    assert [c.name for c in store.characters(sid)] == ["Mara"]
 
 
 def test_delete_story_removes_everything(store):

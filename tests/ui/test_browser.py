@@ -406,6 +406,35 @@ def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
             app.stop()
 
 
+def test_a_writer_corrects_a_lines_speaker_in_the_library(tmp_path, browser):
+    with scripted_server() as url:
+        app = App(tmp_path, url, env={"BOOKMARKS_BACKGROUND_SYNC": "0"})
+        app.start()
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1200})
+            page.goto(app.url)
+            pick(page, "library-story", "Long Winter")
+            page.get_by_text("Correct a line").click()
+            cell = page.locator("#library-storyline [data-testid='cell-2-3']")  # action 3's text
+            cell.wait_for(timeout=90_000)
+            text = cell.inner_text().strip()
+            cell.click()  # the click picks the line: its number and text
+            page.wait_for_function("() => document.querySelector('#line-index input').value == '3'",
+                                   timeout=90_000)
+            page.wait_for_function("t => document.querySelector('#line-text textarea').value"
+                                   ".trim().startsWith(t)", arg=text[:30], timeout=90_000)
+            speaker = page.locator("#line-speaker input")
+            speaker.fill("Old Ned")
+            speaker.press("Enter")
+            page.locator("#line-apply").click()
+            page.wait_for_selector("#line-status :text('Line 3 is now Old Ned')", timeout=90_000)
+            page.wait_for_selector("#library-storyline [data-testid='cell-2-2'] :text('Old Ned')",
+                                   timeout=90_000)  # the storyline shows it
+            shot(page, "14-line-corrected")
+        finally:
+            app.stop()
+
+
 def test_a_card_joins_a_scene_and_the_scene_goes_out(tmp_path, browser):
     """Play: a SillyTavern card (PNG, built here) joins the cast, opens with its greeting and
     grounds its character; the scene exports as Fountain."""

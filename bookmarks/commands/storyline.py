@@ -1,0 +1,40 @@
+"""`bookmarks line`: show or correct one line of a story's storyline — its speaker (a
+character, a new name who joins the cast, or narration) and its text — as the Library's
+"Correct a line" does. Memory that read the line is dropped (`Store.correct_line`)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def cmd_line(args: argparse.Namespace) -> int:
+    from bookmarks.services import Services
+
+    store = Services.open().store
+    story = store.story(args.story)  # a NotFoundError names the story id
+    if args.speaker is None and args.text is None:
+        found = store.actions(story.id, args.index, args.index)
+        if not found:
+            print(f"error: “{story.title}” has no action {args.index}: its actions are "
+                  f"numbered 1 to {story.n_actions}.")
+            return 1
+        print(f"{found[0].index}  {found[0].character}: {found[0].text}")
+        return 0
+    speaker = args.speaker
+    if speaker is None:
+        speaker = store.actions(story.id, args.index, args.index)[0].character \
+            if 1 <= args.index <= story.n_actions else ""
+    name = store.correct_line(story.id, args.index, speaker, args.text)
+    print(f"Line {args.index} of “{story.title}” is now "
+          + ("narration." if name == "narration" else f"{name}’s."))
+    return 0
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("line", help="show or correct one line of a story: its speaker or text")
+    p.add_argument("--story", type=int, required=True, help="story id (see: bookmarks list)")
+    p.add_argument("index", type=int, help="the action's number (from 1, as the Library shows)")
+    p.add_argument("--speaker", help="give the line to this character, a new name or "
+                                     "'narration'")
+    p.add_argument("--text", help="the line's new text")
+    p.set_defaults(func=cmd_line)
