@@ -111,6 +111,8 @@ class TurnRules:
             super().update_exchange(p, speech)
             if said and len(self.recent) == 1 and (heard := self._listener(pi, said[-1])):
                 self.recent.insert(0, heard)  # `She was talking to Mr. Hale.`: the two talk
+            elif said and len(self.recent) == 1 and self._with_narrator(pi, said[-1]):
+                self.recent.insert(0, self.narrator)  # `"Sit down," said he.` to "I", alone
             elif said and len(self.recent) >= 2 and (heard := self._listener(pi, said[-1], calls=False)) \
                     and heard != self.recent[-2]:
                 self.recent = [heard, said[-1]]  # `X turned to Harriet. "…?"`: Harriet answers
@@ -238,6 +240,18 @@ class TurnRules:
     def _called(self, pi: int, name: str) -> bool:
         """Whether paragraph pi's speech calls `name` by name."""
         return pi >= 0 and any(name in self.addressed(q.text) for q in self.paras[pi].quotes if q.speech)
+
+    def _with_narrator(self, pi: int, speaker: str) -> bool:
+        """A first-person narrator alone with `speaker`: the scene (the chapter's last
+        paragraphs, see `_scene_people`) names no one else and knows no stranger, and its
+        narration says "I" just before — so the one spoken to, and the one who answers, is
+        the narrator."""
+        if not self.narrator or speaker == self.narrator or not pi \
+                or not (people := self._scene_people(pi)) or people[0] - {self.narrator} != {speaker}:
+            return False
+        here = [self.paras[k] for k in range(max(0, pi - 2), pi + 1)
+                if self.paras[k].chapter == self.paras[pi].chapter]
+        return any(re.search(r"\b(?:I|me|my)\b", blank_quotes(x)) for x in here)
 
     def _listener(self, pi: int, speaker: str, calls: bool = True) -> str | None:
         """The one character the paragraph names as spoken to, other than the speaker: in

@@ -365,3 +365,31 @@ def test_a_pronoun_after_narration_about_a_group_is_unsure():
              "They walked up to the house, and found Mr. Lamb asleep in the garden.\n\n"
              '"Hooray!" he cried.\n')
     assert '"Hooray!" he cried.' in s and s['"Hooray!" he cried.'] == "narration"
+
+
+NARRATOR_ALONE = ("I had lived at Greywater a month before Mr. Ashford came home. I saw little "
+                  "of him; he dined alone.\n\n"
+                  "One evening I was sent for. I smoothed my hair and went down, and found "
+                  "Mr. Ashford by the fire.\n\n"
+                  "My pupil was asleep upstairs, and I was glad of it.\n\n"
+                  '"Sit down, Miss Vane," said he; "nearer the lamp."\n\n'
+                  '"Thank you, sir."\n\n'
+                  '"You have been here four weeks?"\n\n'
+                  '"Four weeks and two days, sir."\n\n'
+                  '"And you like the place?"\n\n'
+                  '"Very much, sir."\n')
+
+
+def test_a_first_person_narrator_alone_with_one_speaker_takes_the_other_turns():
+    s = said(NARRATOR_ALONE)
+    assert s["Sit down, Miss Vane, nearer the lamp."] == "Mr. Ashford"
+    assert [s["Thank you, sir."], s["Four weeks and two days, sir."], s["Very much, sir."]] \
+        == ["Narrator"] * 3  # "I" is the one spoken to: the exchange is the two of them
+    assert s["You have been here four weeks?"] == s["And you like the place?"] == "Mr. Ashford"
+
+
+def test_a_narrator_with_someone_else_in_the_scene_takes_no_turn():
+    s = said(NARRATOR_ALONE.replace("My pupil was asleep upstairs", "A maid was mending by the "
+                                                                    "window"))
+    assert s['"Thank you, sir."'] == "narration"  # the maid may answer: unsure
+    assert s['"Very much, sir."'] == "narration"
