@@ -18,7 +18,8 @@ per text and per split:
 
 `--verbose` lists every miss; use it on the tune texts only. `--held-out [DIR]` scores the
 texts of a held-out folder instead (default benchmarks/gold/attribution_heldout/; the
-second, benchmarks/gold/attribution_heldout2/): labelled by someone who never saw the
+second and third, benchmarks/gold/attribution_heldout2/ and attribution_heldout3/, the
+newest): labelled by someone who never saw the
 rules, never used to tune or to choose between rules — a folder scored once and then
 looked into is a diagnostic set from then on (its README says so).
 """
