@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import gradio as gr
@@ -19,6 +20,16 @@ from .library_prepare import build_prepare_box, wire_prepare
 from .render import esc, parse_id, story_label, user_errors
 
 PAGE = 50
+EVERY, QUOTED = "every line", "narration holding a quote"
+_QUOTE = re.compile(r"[“”\"]|(?:^|\s)[‘'][A-Z]")  # a double quote, or a single one opening
+
+
+def storyline_view(actions: list, view: str) -> list:
+    """The storyline lines a view shows: every line, the narration that holds a quotation
+    (speech the rules may have left unattributed), or one character's lines."""
+    if view == QUOTED:
+        return [a for a in actions if a.character == "narration" and _QUOTE.search(a.text)]
+    return actions if view in ("", EVERY) else [a for a in actions if a.character == view]
 
 
 def story_choices(services: Services) -> list[str]:
@@ -91,13 +102,14 @@ def build_library_tab(services: Services) -> dict:
                                                       "17%"])
                 story = gr.Dropdown(story_choices(services), label="Story", interactive=True,
                                     elem_id="library-story", value=None)
-                summary = gr.Markdown()
+                summary = gr.Markdown(elem_id="library-summary")
                 cast = gr.Dataframe(headers=["character", "aliases", "major", "actions"],
                                     label="Cast", interactive=False, wrap=True)
                 with gr.Row():
                     page = gr.Number(value=1, precision=0, minimum=1, label="Storyline page")
                     prev_btn = gr.Button("◀ Previous")
                     next_btn = gr.Button("Next ▶")
+                    view = gr.Dropdown([EVERY], value=EVERY, label="Show", elem_id="storyline-view")
                 storyline = gr.Dataframe(headers=["#", "chapter", "character", "text"],
                                          label="Storyline (actions numbered from 1 in file "
                                                "order; headings are not actions)",
@@ -216,7 +228,7 @@ def build_library_tab(services: Services) -> dict:
 
     @user_errors
     def do_correct(label: str | None, index: float | None, who: str | None, text: str,
-                   page_: float):
+                   page_: float, view_: str = EVERY):
         if not label or not index:
             raise gr.Error("Choose a story and the number of the line to correct.")
         story_id = parse_id(label)
@@ -225,7 +237,7 @@ def build_library_tab(services: Services) -> dict:
                                            None if old and old[0].text == text else text)
         msg = f"Line {int(index)} is now {esc(name)}’s." if name != "narration" else \
             f"Line {int(index)} is now narration."
-        return (msg, *show(label, page_))
+        return (msg, *show(label, page_, view_))
 
     @user_errors
     def do_export(label: str | None, fmt_: str):
@@ -254,27 +266,38 @@ def build_library_tab(services: Services) -> dict:
         return msg, gr.update(choices=story_choices(services))
 
     @user_errors
-    def show(label: str | None, page_: float):
+    def show(label: str | None, page_: float, view_: str = EVERY):
         if not label:
             return "", [], [], 1, gr.update(choices=[]), gr.update(choices=[]), [], \
-                gr.update(choices=[]), gr.update(choices=[])
+                gr.update(choices=[]), gr.update(choices=[]), gr.update(choices=[EVERY], value=EVERY)
         story_id = parse_id(label)
         info = services.store.story(story_id)
         counts = services.store.action_counts(story_id)
         rows = [[c.name, ", ".join(c.aliases), "yes" if c.major else "", counts.get(c.name, 0)]
                 for c in services.store.characters(story_id)]
-        pages = max(1, -(-info.n_actions // PAGE))
-        p = min(max(1, int(page_ or 1)), pages)
-        actions = services.store.actions(story_id, (p - 1) * PAGE + 1, p * PAGE)
+        names = [r[0] for r in rows]
+        views = [EVERY, QUOTED, *names, "narration"]
+        view_ = view_ if view_ in views else EVERY
+        if view_ == EVERY:
+            total = info.n_actions
+            pages = max(1, -(-total // PAGE))
+            p = min(max(1, int(page_ or 1)), pages)
+            actions = services.store.actions(story_id, (p - 1) * PAGE + 1, p * PAGE)
+            shown_ = ""
+        else:
+            chosen = storyline_view(services.store.actions(story_id), view_)
+            pages = max(1, -(-len(chosen) // PAGE))
+            p = min(max(1, int(page_ or 1)), pages)
+            actions = chosen[(p - 1) * PAGE:p * PAGE]
+            shown_ = f" Showing {len(chosen)} line{'' if len(chosen) == 1 else 's'}: {esc(view_)}."
         lines = [[a.index, a.chapter or "", a.character, a.text] for a in actions]
         chapters = services.store.chapters(story_id)
         text = (f"**{esc(info.title)}** — {info.n_actions} actions, {len(rows)} characters, "
                 f"{len(chapters)} chapters, {info.source_format} format. "
-                f"Page {p} of {pages}. {esc(info.description)}")
-        names = [r[0] for r in rows]
+                f"Page {p} of {pages}.{shown_} {esc(info.description)}")
         return (text, rows, lines, p, gr.update(choices=names), gr.update(choices=names),
                 presence_rows(story_id), gr.update(choices=names),
-                gr.update(choices=[*names, "narration"]))
+                gr.update(choices=[*names, "narration"]), gr.update(choices=views, value=view_))
 
     async def do_suggest(path: str | None, fmt_: str):
         if not path:
@@ -309,7 +332,7 @@ def build_library_tab(services: Services) -> dict:
         services.store.mark_presence(story_id, who, a, b, mark == "present")
         return presence_rows(story_id)
 
-    shown = [summary, cast, storyline, page, keep, merge, presence, p_who, c_who]
+    shown = [summary, cast, storyline, page, keep, merge, presence, p_who, c_who, view]
     upload.change(do_preview, [upload, fmt], [preview])
     upload.change(lambda: "", None, [status])  # "Choose a file first" is answered: clear it
     fmt.change(do_preview, [upload, fmt], [preview])
@@ -319,16 +342,17 @@ def build_library_tab(services: Services) -> dict:
     attr_btn.click(do_suggest, [upload, fmt], [attr_view, suggestions])
     bundled_btn.click(do_bundled, None, [status, story]).then(**refresh)
     story.change(lambda s: show(s, 1), [story], shown)
-    page.submit(show, [story, page], shown)
-    prev_btn.click(lambda s, p: show(s, (p or 1) - 1), [story, page], shown)
-    next_btn.click(lambda s, p: show(s, (p or 1) + 1), [story, page], shown)
+    page.submit(show, [story, page, view], shown)
+    prev_btn.click(lambda s, p, v: show(s, (p or 1) - 1, v), [story, page, view], shown)
+    next_btn.click(lambda s, p, v: show(s, (p or 1) + 1, v), [story, page, view], shown)
+    view.input(lambda s, v: show(s, 1, v), [story, view], shown)
     merge_btn.click(do_merge, [story, keep, merge], [status, *shown])
     delete_btn.click(do_delete, [story, confirm], [status, story, confirm]).then(**refresh)
     wire_prepare(services, prep, story, refresh)
     p_btn.click(do_presence, [story, p_who, p_first, p_last, p_here], [presence])
     storyline.select(pick_line, None, [c_line])
     c_line.change(load_line, [story, c_line], [c_who, c_text])
-    c_btn.click(do_correct, [story, c_line, c_who, c_text, page], [c_status, *shown])
+    c_btn.click(do_correct, [story, c_line, c_who, c_text, page, view], [c_status, *shown])
     export_btn.click(do_export, [story, export_fmt], [export_files])
     return {"story": story, "stories": stories,
             # a page opened later (a reload, another tab) shows what was imported since

@@ -431,6 +431,11 @@ def test_a_writer_corrects_a_lines_speaker_in_the_library(tmp_path, browser):
             page.wait_for_selector("#library-storyline [data-testid='cell-2-2'] :text('Old Ned')",
                                    timeout=90_000)  # the storyline shows it
             shot(page, "14-line-corrected")
+            pick(page, "storyline-view", "Old Ned")  # one character's lines: the one line
+            page.wait_for_selector("#library-summary :text('Showing 1 line:')", timeout=90_000)
+            cells = page.locator("#library-storyline")
+            assert cells.locator("[data-testid='cell-0-0']").inner_text().strip() == "3"
+            assert cells.locator("[data-testid='cell-1-0']").count() == 0
         finally:
             app.stop()
 

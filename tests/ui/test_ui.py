@@ -195,3 +195,17 @@ def test_a_fountain_export_names_the_story_once(tmp_path):
     assert text.startswith("Title: The Long Winter at Harrowgate — from action 469\n")
     assert text.count("Long Winter") == 1, text
     assert "\n.Act II, Scene 4: The Midwinter Feast\n" in text
+
+
+def test_the_storyline_views_narration_holding_a_quote_and_one_characters_lines():
+    from bookmarks.stories.story import Action
+    from ui.library import EVERY, QUOTED, storyline_view
+
+    lines = [Action(index=1, character="narration", text="It's Maren's toll house."),
+             Action(index=2, character="narration", text="\u201cCome in,\u201d she said."),
+             Action(index=3, character="narration", text="'Sit,' he said, single-quoted."),
+             Action(index=4, character="Maren", text="\u201cNot a word.\u201d"),
+             Action(index=5, character="narration", text='"Plain quotes," someone said.')]
+    assert [a.index for a in storyline_view(lines, QUOTED)] == [2, 3, 5]  # no apostrophe
+    assert [a.index for a in storyline_view(lines, "Maren")] == [4]
+    assert storyline_view(lines, EVERY) == lines
