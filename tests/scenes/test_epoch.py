@@ -93,38 +93,36 @@ def test_a_presence_correction_cancels_a_preparation_in_flight(store, pre):
     assert store.db["bookmark_versions"].count == 0  # nothing read under the old presence
 
 
-def test_a_merge_drops_prepared_steps_and_cancels_jobs(store, pre):
-    sid, fake, script, llms, scene = make(store)
-    other = store.create_scene(sid, start_point=200, cast=["Ada", "Ben"], method="bookmarks")
-    p = pre(llms)
-    p.schedule(other.id, "Ben")
-    assert p.wait_idle(120) and p.status(other.id)["state"] == "ready"
-    in_flight(fake, p, scene.id, "Ada")
-    store.merge_characters(sid, "Ben", "Cora")  # Cora's lines now read "Ben: …"
-    after = store.db["bookmark_versions"].count
-    assert all(v["p"] < 37 for v in store.db["bookmark_versions"].rows)  # Cora first acts at 37
-    assert p.status(other.id)["state"] == "idle" and take(p, other.id, "Ben") is None
-    finish(fake, p)
-    assert store.db["bookmark_versions"].count == after  # the job in flight saved nothing
-
-
-def test_a_corrected_line_drops_memory_that_read_it_and_cancels_jobs(store, pre):
+def storyline_correction(store, pre, correct, first: int) -> None:
+    """A correction of the storyline (`correct(story_id)`) made while one scene's step is
+    prepared and another's is in flight: memory from action `first` on is dropped, the
+    epoch moves, the prepared step is dropped and the job in flight saves nothing."""
     sid, fake, script, llms, scene = make(store)
     other = store.create_scene(sid, start_point=200, cast=["Ada", "Ben"], method="bookmarks")
     p = pre(llms)
     p.schedule(other.id, "Ben")
     assert p.wait_idle(120) and p.status(other.id)["state"] == "ready"
     versions = store.db["bookmark_versions"].count
-    assert versions and any(v["p"] >= 50 for v in store.db["bookmark_versions"].rows)
+    assert versions and any(v["p"] >= first for v in store.db["bookmark_versions"].rows)
     in_flight(fake, p, scene.id, "Ada")
     epoch = store.branch_epoch(scene.branch_id)
-    store.correct_line(sid, 50, "Ben")  # the writer gives action 50 to Ben
+    correct(sid)
     assert store.branch_epoch(scene.branch_id) != epoch
     after = store.db["bookmark_versions"].count
-    assert after < versions and all(v["p"] < 50 for v in store.db["bookmark_versions"].rows)
+    assert after < versions and all(v["p"] < first for v in store.db["bookmark_versions"].rows)
     assert p.status(other.id)["state"] == "idle" and take(p, other.id, "Ben") is None
     finish(fake, p)
     assert store.db["bookmark_versions"].count == after  # the job in flight saved nothing
+
+
+def test_a_merge_drops_prepared_steps_and_cancels_jobs(store, pre):
+    # Cora's lines now read "Ben: …"; Cora first acts at 37
+    storyline_correction(store, pre, lambda sid: store.merge_characters(sid, "Ben", "Cora"), 37)
+
+
+def test_a_corrected_line_drops_memory_that_read_it_and_cancels_jobs(store, pre):
+    # the writer gives action 50 to Ben
+    storyline_correction(store, pre, lambda sid: store.correct_line(sid, 50, "Ben"), 50)
 
 
 def test_a_preparation_never_overtakes_a_writers_edit(store, pre):
