@@ -206,5 +206,9 @@ def test_a_line_is_shown_and_corrected_over_the_cli(tmp_path):
     a = store.actions(1, 5, 5)[0]
     assert (a.character, a.text) == ("Harbour Master", "Alone, at last.")
     assert "Harbour Master" in [c.name for c in store.characters(1)]
-    bad = run(tmp_path, "line", "--story", "1", "9", "--speaker", "Ada")
-    assert bad.returncode == 1 and "numbered 1 to 6" in bad.stderr and "Traceback" not in bad.stderr
+    for bad in (run(tmp_path, "line", "--story", "1", "9", "--speaker", "Ada"),
+                run(tmp_path, "line", "--story", "1", "9")):
+        assert bad.returncode == 1 and "numbered 1 to 6" in bad.stderr
+        assert "Traceback" not in bad.stderr
+    out = run(tmp_path, "line", "--story", "1", "2", "--text", "The gate sings.")
+    assert out.returncode == 0 and "is now Ada’s" in out.stdout  # the text alone changes

@@ -6,25 +6,23 @@ from __future__ import annotations
 
 import argparse
 
+from bookmarks.errors import NotFoundError
+
 
 def cmd_line(args: argparse.Namespace) -> int:
     from bookmarks.services import Services
 
     store = Services.open().store
     story = store.story(args.story)  # a NotFoundError names the story id
+    found = store.actions(story.id, args.index, args.index)
+    if not found:
+        raise NotFoundError(f"“{story.title}” has no action {args.index}: its actions are "
+                            f"numbered 1 to {story.n_actions}.")
     if args.speaker is None and args.text is None:
-        found = store.actions(story.id, args.index, args.index)
-        if not found:
-            print(f"error: “{story.title}” has no action {args.index}: its actions are "
-                  f"numbered 1 to {story.n_actions}.")
-            return 1
         print(f"{found[0].index}  {found[0].character}: {found[0].text}")
         return 0
-    speaker = args.speaker
-    if speaker is None:
-        speaker = store.actions(story.id, args.index, args.index)[0].character \
-            if 1 <= args.index <= story.n_actions else ""
-    name = store.correct_line(story.id, args.index, speaker, args.text)
+    name = store.correct_line(story.id, args.index, args.speaker or found[0].character,
+                              args.text)
     print(f"Line {args.index} of “{story.title}” is now "
           + ("narration." if name == "narration" else f"{name}’s."))
     return 0
