@@ -4,6 +4,7 @@ app and find the scene and its panel intact; story text is shown escaped."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -379,7 +380,10 @@ def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
             app.stop()
 
 
-def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
+@contextlib.contextmanager
+def long_winter_in_library(tmp_path, browser):
+    """The app on the scripted server (no background preparation), a page open on the
+    Library with The Long Winter at Harrowgate chosen."""
     with scripted_server() as url:
         app = App(tmp_path, url, env={"BOOKMARKS_BACKGROUND_SYNC": "0"})
         app.start()
@@ -387,57 +391,54 @@ def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
             page = browser.new_page(viewport={"width": 1500, "height": 1200})
             page.goto(app.url)
             pick(page, "library-story", "Long Winter")
-            page.get_by_text("Who is present").click()
-            page.wait_for_selector("#presence-table :text('Maren Voss')", timeout=90_000)
-            assert "Hester Grint" in page.locator("#presence-table").inner_text()
-            shot(page, "12-presence-view")
-            page.get_by_role("tab", name="Play").click()
-            pick_story(page, "Long Winter", "Maren Voss")
-            fill_number(page, "#play-point input", "300")
-            page.get_by_text("More: your own character").click()  # the form's other options
-            page.locator("#play-knowledge").get_by_text("witnessed", exact=True).click()
-            page.locator("#start-scene").click()
-            page.wait_for_selector("#scene-title :text('witnessed')", timeout=90_000)
-            page.locator("#next-turn").click()
-            page.wait_for_selector("#memory-panel :text('Witnessed knowledge of')", timeout=120_000)
-            assert "out of their sight" in page.locator("#memory-panel").inner_text()
-            shot(page, "13-witnessed-scene")
+            yield page
         finally:
             app.stop()
+
+
+def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
+    with long_winter_in_library(tmp_path, browser) as page:
+        page.get_by_text("Who is present").click()
+        page.wait_for_selector("#presence-table :text('Maren Voss')", timeout=90_000)
+        assert "Hester Grint" in page.locator("#presence-table").inner_text()
+        shot(page, "12-presence-view")
+        page.get_by_role("tab", name="Play").click()
+        pick_story(page, "Long Winter", "Maren Voss")
+        fill_number(page, "#play-point input", "300")
+        page.get_by_text("More: your own character").click()  # the form's other options
+        page.locator("#play-knowledge").get_by_text("witnessed", exact=True).click()
+        page.locator("#start-scene").click()
+        page.wait_for_selector("#scene-title :text('witnessed')", timeout=90_000)
+        page.locator("#next-turn").click()
+        page.wait_for_selector("#memory-panel :text('Witnessed knowledge of')", timeout=120_000)
+        assert "out of their sight" in page.locator("#memory-panel").inner_text()
+        shot(page, "13-witnessed-scene")
 
 
 def test_a_writer_corrects_a_lines_speaker_in_the_library(tmp_path, browser):
-    with scripted_server() as url:
-        app = App(tmp_path, url, env={"BOOKMARKS_BACKGROUND_SYNC": "0"})
-        app.start()
-        try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1200})
-            page.goto(app.url)
-            pick(page, "library-story", "Long Winter")
-            page.get_by_text("Correct a line").click()
-            cell = page.locator("#library-storyline [data-testid='cell-2-3']")  # action 3's text
-            cell.wait_for(timeout=90_000)
-            text = cell.inner_text().strip()
-            cell.click()  # the click picks the line: its number and text
-            page.wait_for_function("() => document.querySelector('#line-index input').value == '3'",
-                                   timeout=90_000)
-            page.wait_for_function("t => document.querySelector('#line-text textarea').value"
-                                   ".trim().startsWith(t)", arg=text[:30], timeout=90_000)
-            speaker = page.locator("#line-speaker input")
-            speaker.fill("Old Ned")
-            speaker.press("Enter")
-            page.locator("#line-apply").click()
-            page.wait_for_selector("#line-status :text('Line 3 is now Old Ned')", timeout=90_000)
-            page.wait_for_selector("#library-storyline [data-testid='cell-2-2'] :text('Old Ned')",
-                                   timeout=90_000)  # the storyline shows it
-            shot(page, "14-line-corrected")
-            pick(page, "storyline-view", "Old Ned")  # one character's lines: the one line
-            page.wait_for_selector("#library-summary :text('Showing 1 line:')", timeout=90_000)
-            cells = page.locator("#library-storyline")
-            assert cells.locator("[data-testid='cell-0-0']").inner_text().strip() == "3"
-            assert cells.locator("[data-testid='cell-1-0']").count() == 0
-        finally:
-            app.stop()
+    with long_winter_in_library(tmp_path, browser) as page:
+        page.get_by_text("Correct a line").click()
+        cell = page.locator("#library-storyline [data-testid='cell-2-3']")  # action 3's text
+        cell.wait_for(timeout=90_000)
+        text = cell.inner_text().strip()
+        cell.click()  # the click picks the line: its number and text
+        page.wait_for_function("() => document.querySelector('#line-index input').value == '3'",
+                               timeout=90_000)
+        page.wait_for_function("t => document.querySelector('#line-text textarea').value"
+                               ".trim().startsWith(t)", arg=text[:30], timeout=90_000)
+        speaker = page.locator("#line-speaker input")
+        speaker.fill("Old Ned")
+        speaker.press("Enter")
+        page.locator("#line-apply").click()
+        page.wait_for_selector("#line-status :text('Line 3 is now Old Ned')", timeout=90_000)
+        page.wait_for_selector("#library-storyline [data-testid='cell-2-2'] :text('Old Ned')",
+                               timeout=90_000)  # the storyline shows it
+        shot(page, "14-line-corrected")
+        pick(page, "storyline-view", "Old Ned")  # one character's lines: the one line
+        page.wait_for_selector("#library-summary :text('Showing 1 line:')", timeout=90_000)
+        cells = page.locator("#library-storyline")
+        assert cells.locator("[data-testid='cell-0-0']").inner_text().strip() == "3"
+        assert cells.locator("[data-testid='cell-1-0']").count() == 0
 
 
 def test_a_card_joins_a_scene_and_the_scene_goes_out(tmp_path, browser):
