@@ -81,8 +81,10 @@ class Resolver:
         fits = {name for _, name, _ in here if g in self.cast.gender(name)}
         if fits:
             return fits.pop() if len(fits) == 1 else None
-        if pi and self.paras[pi - 1].chapter == self.paras[pi].chapter and any(self.paras[pi - 1].speakers):
-            self.stage = "exchange"  # of the last two speakers, the one who fits
+        if pi and self.paras[pi - 1].chapter == self.paras[pi].chapter \
+                and (any(self.paras[pi - 1].speakers) or self.took_turn == pi - 1):
+            self.stage = "exchange"  # of the last two speakers, the one who fits (also after a
+            # narration paragraph that gave one of them a turn: `He chuckled to himself.`)
             pair = {n for n in self.recent[-2:] if g in self.cast.gender(n)}
             if pair:
                 return pair.pop() if len(pair) == 1 else None

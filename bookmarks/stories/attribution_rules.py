@@ -37,11 +37,12 @@ from bookmarks.stories.attribution_context import (
     sentences,
 )
 from bookmarks.stories.attribution_relations import RelationRules
+from bookmarks.stories.attribution_scene import SceneRules
 from bookmarks.stories.attribution_turns import TurnRules
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
-from bookmarks.stories.tags import ABBREVIATIONS, ANAPHOR, PERSON_NOUNS, VERB, beat, tag_before
+from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, beat, tag_before
 
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
@@ -56,18 +57,8 @@ _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|cap
 _PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 
 
-_TITLED_NAME = re.compile(rf"\b(?:{ABBREVIATIONS})\.?\s+[A-Z]\w+")
-SCENE = 20  # paragraphs back in which `he`/`she` may find the one person of that sex named
-_UNNAMED = {g: re.compile(r"\b(?:[Aa]n?|[Tt]he|[Aa]nother|[Oo]ne|[Tt]his|[Tt]hat|[Hh]is|[Hh]er)\s+"
-                          r"(?:[\w-]+\s+){0,2}?(?:" + nouns + r")s?\b")
-            for g, nouns in {
-                "m": "man|gentleman|boy|lad|youth|fellow|chap|husband|son|brother|father|uncle|"
-                     "nephew|king|prince|lord|sailor|servant|waiter|porter|driver|clerk|butler",
-                "f": "woman|lady|girl|lass|maid|maiden|wife|daughter|sister|mother|aunt|niece|"
-                     "queen|princess|widow|housekeeper|landlady|governess|nurse|servant"}.items()}
 
-
-class StrictResolver(RelationRules, TurnRules, Resolver):
+class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
     def explicit(self, pi: int, p, i: int) -> str | None:
@@ -87,76 +78,10 @@ class StrictResolver(RelationRules, TurnRules, Resolver):
         if who is None and how in ("", "introduced") and i == 0 and not p.seg(0).strip() \
                 and (other := self._two_alone_next(pi)):
             return other, "alone"
+        if who is None and how in ("", "introduced") and i == 0 and not p.seg(0).strip() \
+                and not any([*p.after, *p.before]) and (actor := self._beat(pi)):
+            return actor, "beat-paragraph"
         return who, how
-
-    def _scene_people(self, pi: int) -> tuple[set[str], set[str]] | None:
-        """(named, spoke): the people the chapter's last SCENE paragraphs name and those of
-        them who spoke there; None when the scene has someone the cast does not know
-        (`a red-faced man`) or someone of no known sex."""
-        chapter, named, spoke = self.paras[pi].chapter, set(), set()
-        for back in range(0, SCENE + 1):
-            if pi - back < 0 or self.paras[pi - back].chapter != chapter:
-                break
-            p = self.paras[pi - back]
-            named |= {n for _, n, _ in self.events[pi - back]}
-            spoke |= {n for n in p.speakers if n}
-            text = blank_quotes(p)
-            if any(self.cast.lookup(m.group(0)) is None
-                   for g in ("m", "f") for m in _UNNAMED[g].finditer(text)):
-                return None
-            if back <= 1 and any(self.cast.lookup(m.group(0)) is None for m in _TITLED_NAME.finditer(text)):
-                return None  # `Then the door opened and Dr. Lamb came in`
-        named |= spoke
-        named.discard(None)
-        if any(len(self.cast.gender(n)) != 1 for n in named):
-            return None
-        return named, spoke
-
-    def _two_alone_next(self, pi: int) -> str | None:
-        """A man and a woman alone (the scene names no one else, both have spoken there):
-        an untagged line after a narration paragraph is the one who did not speak last,
-        unless that narration's last sentence is about the last speaker (who may go on).
-        `"…!" she repeated.` ¶ `He declared himself at her disposal: …` ¶ `"Shall we go …?"`"""
-        if not pi or self.paras[pi - 1].chapter != self.paras[pi].chapter \
-                or self.paras[pi - 1].quotes or not (people := self._scene_people(pi - 1)):
-            return None
-        named, spoke = people
-        if len(named) != 2 or spoke != named:
-            return None
-        a, b = sorted(named)
-        if self.cast.gender(a) == self.cast.gender(b):
-            return None
-        last = next((s for back in range(1, SCENE + 1) if pi - back >= 0
-                     for s in reversed(self.paras[pi - back].speakers) if s), None)
-        if last not in named:
-            return None
-        other = b if last == a else a
-        found = main_subjects(self.paras[pi - 1].text)
-        if found:
-            _, subject = found[0]  # the last clause's subject
-            g = pronoun_gender(subject)
-            said = ({n for n in named if self.cast.gender(n) == {g}} if g in ("m", "f")
-                    else {self.cast.lookup(subject)})
-            if last in said or (g is None and said != {other} and re.search(_PERSON, subject)):
-                return None  # about the last speaker: she may go on
-        return other
-
-    def _actor(self, pi: int) -> str | None:
-        """`Harriet looked up from her book.` ¶ `"…"`: with no exchange running, a short
-        narration paragraph whose one named person is its subject gives them the next line."""
-        p = self.paras[pi]
-        if self.recent or p.quotes or len(p.text.split()) > 40 or pi and any(self.paras[pi - 1].speakers):
-            return None
-        named = {n for _, _, n, _ in self.cast.mentions(p.text)}
-        subjects = [self.cast.lookup(s) for _, s in main_subjects(p.text)]
-        if len(named) != 1 or not subjects or any(s is None for s in subjects) or set(subjects) != named \
-                or re.search(rf"\b{VERB}\b", p.text):  # `Lucy said that this was kind`: she has spoken
-            return None
-        actor = named.pop()
-        if _PERSON.search(p.text.split(".")[0]) or any(actor in self.addressed(q.text) for q in
-                                                        self.paras[pi + 1].quotes if q.speech):
-            return None  # `"Tut, tut! Miss Lucy!"` is not Lucy's
-        return actor
 
     def _introduced_after_speech(self, pi: int) -> str | None:
         """A speech paragraph whose closing narration introduces the next paragraph's speech
@@ -276,18 +201,6 @@ class StrictResolver(RelationRules, TurnRules, Resolver):
         fits = {n for _, n, _ in self.events[pi - 1] if g in self.cast.gender(n)}
         if len(fits) == 1:
             self.stage = "named"
-            return fits.pop()
-        return None
-
-    def _sole_of_sex(self, g: str, pi: int) -> str | None:
-        """`he`/`she` with no antecedent near, in a scene where the text has named only one
-        person of that sex (`Selden` and Miss Bart alone over tea: every `she said` is hers):
-        of the people the scene names (`_scene_people`), exactly one is of this sex."""
-        if not (people := self._scene_people(pi)):
-            return None
-        fits = {n for n in people[0] if self.cast.gender(n) == {g}}
-        if len(fits) == 1:
-            self.stage = "sole"
             return fits.pop()
         return None
 

@@ -27,9 +27,11 @@ from bookmarks.stories.tags import PERSON_NOUNS, STOP_WORDS, TITLES, VERB, mask_
 
 BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
 _NOUNS = "|".join(sorted(PERSON_NOUNS))
-_ANSWER = re.compile(rf"\b(?:{VERB}|expressed|assented|accepted|apologi[sz]ed|thanked|denied|nodded|"
-                     r"shook\s+(?:his|her)\s+head|made\s+no\s+(?:answer|reply)|did\s+not\s+(?:answer|"
+_ANSWER = re.compile(rf"\b(?:{VERB}|expressed|assented|accepted|apologi[sz]ed|thanked|denied|"
+                     r"made\s+no\s+(?:answer|reply)|did\s+not\s+(?:answer|"
                      r"reply)|was\s+silent|said\s+nothing)\b")
+_GESTURE = re.compile(r"\b(?:nodded|bowed|smiled|laughed|shrugged|sighed|frowned|grinned|"
+                      r"shook\s+(?:his|her)\s+head)\b")  # an answer, or a lead into a line
 _CALL = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+)"
                    rf"(?:(?:{TITLES})\.?\s+)?$")
 
@@ -147,7 +149,8 @@ class TurnRules:
             self.bridge = pi  # `This was invitation enough.`: the turns go on
             return
         subjects = self._subjects(p, {last, other})
-        answer = _ANSWER.search(blank_quotes(p))
+        answer = _ANSWER.search(blank_quotes(p)) or (subjects == [self.narrator] and _GESTURE.search(p.text))
+        # `I nodded.`: the narrator's answer (their doings lead into no line of theirs)
         if subjects == [other] and answer:
             self.recent.append(other)  # `He expressed his regret.`: the other's turn
             self.took_turn = pi
@@ -216,6 +219,8 @@ class TurnRules:
         """The pair members a narration paragraph refers to by `he`/`she` (the one of that
         gender); None when a pronoun fits neither or both."""
         people: set[str] = set()
+        if self.narrator in pair and re.search(r"\b(?:I|me|my)\b", blank_quotes(p)):
+            people.add(self.narrator)  # `I nodded.`: the narrator's answer
         for word in re.findall(r"\b(?:he|she|him|his|her)\b", p.text, re.I):
             g = "m" if word.casefold() in ("he", "him", "his") else "f"
             fits = {n for n in pair if g in self.cast.gender(n)}
@@ -228,7 +233,9 @@ class TurnRules:
         """The pair members who are the main subjects of the paragraph's sentences."""
         out: list[str] = []
         for _, subject in reversed(main_subjects(p.text)):
-            if (g := pronoun_gender(subject)) in ("m", "f"):
+            if subject == "I":
+                who = self.narrator
+            elif (g := pronoun_gender(subject)) in ("m", "f"):
                 fits = [n for n in pair if g in self.cast.gender(n)]
                 who = fits[0] if len(fits) == 1 else None
             else:

@@ -54,9 +54,11 @@ from bookmarks.stories.tags import (
 )
 
 NARRATOR = "Narrator"
+FIRST_PERSON = "i"  # the narrator's "gender" for pronouns: `I`, never `he`/`she`
 _PRONOUN_G = {"he": MALE, "she": FEMALE, "it": NEUTER}
 _MY_NAME = re.compile(rf"\b(?:[Mm]y name (?:is|was)|[Cc]all me|I am called|I was called|"
                       rf"(?:they|people|everyone|everybody) call(?:ed)? me)\s+({PROPER})")
+_HEADING = re.compile(r"[^.!?:;]{1,60}")  # a title, by-line or chapter heading: no sentence
 LOOKBACK = 3  # paragraphs searched back for a pronoun's antecedent
 
 
@@ -107,7 +109,7 @@ class Cast:
 
     def __init__(self, paras: list[Para], checker: NameChecker, narrator: str | None,
                  narrator_forms: set[str] | None = None, merges: dict[str, str] | None = None) -> None:
-        self.checker = checker
+        self.checker, self.narrator = checker, narrator
         seen = {(pi, k, t.subject.split()[-1]) for pi, p in enumerate(paras)
                 for k, t in [*enumerate(p.after, 1), *enumerate(p.before)]  # by narration piece
                 if t and re.fullmatch(r"the\s+[a-z]+", t.subject)}
@@ -202,6 +204,10 @@ class Cast:
         return out
 
     def gender(self, name: str) -> set[str]:
+        """The third-person pronouns (m, f, n) the narration may use for `name`; a
+        first-person narrator is `I` (`i`), never `he` or `she`, whatever their sex."""
+        if name == self.narrator:
+            return {FIRST_PERSON}
         person = self.people.get(name)
         return person.genders if person else set()
 
@@ -271,7 +277,9 @@ def find_narrator(paras: list[Para], checker: NameChecker) -> tuple[str | None, 
     first_person = 0
     narration, spoken = [], []
     for p in paras:
-        narration += [p.seg(i) for i in range(len(p.segs))]
+        if p.quotes or not _HEADING.fullmatch(p.text.strip()):  # not `Jane Eyre` / `by …` /
+            narration += [p.seg(i) for i in range(len(p.segs))]  # `CHAPTER XIV`: the title
+            # often names the narrator, whom the story's narration never names
         spoken += [q.text for q in p.quotes if q.speech]
         for i in range(len(p.segs)):
             if m := _MY_NAME.search(p.seg(i)):
@@ -317,7 +325,7 @@ def _spoken_to_narrator(paras: list[Para]) -> list[str]:
 _T = rf"(?:(?P<t>{TITLES})\.?\s+)?"
 VOCATIVES = [re.compile(rf"\b(?:[Mm]y\s+dear|[Dd]ear|[Oo]h?)\s+{_T}(?P<n>[A-Z][a-z]+)(?=\s*[,!?.])"),
              re.compile(rf"^{_T}(?P<n>[A-Z][a-z]+)\s*[,!]"),
-             re.compile(rf",\s*{_T}(?P<n>[A-Z][a-z]+)\s*(?:[.!?]|,?\s*$)"),
+             re.compile(rf",\s*{_T}(?P<n>[A-Z][a-z]+)\s*(?:[.!?;]|,?\s*$)"),
              re.compile(rf",\s*{_T}(?P<n>[A-Z][a-z]+),\s+(?!and\b|or\b|nor\b)[a-z]")]
 
 

@@ -32,16 +32,19 @@ def test_an_answer_in_reported_speech_is_that_one_s_turn():
     assert s["Then you will be late."] == "Mrs. Hale"  # `He` is the one man of the two
 
 
-def test_any_other_action_of_the_one_whose_turn_it_was_leaves_the_next_line_unsure():
-    """With a third person about (the maid), `Mr. Crowe looked out` does not say who speaks
-    next: he may answer, or she go on. A man and a woman alone: he acts, then answers
-    (test_attribution_rules: two alone take turns across narration)."""
-    s = said('"Will you want the trap today?" asked Mrs. Hale.\n\n'
-             '"Thank you, no," said Mr. Crowe.\n\n'
-             '"Then you will be late," said Mrs. Hale, and the maid came in with the tray.\n\n'
-             "Mr. Crowe looked out at the rain.\n\n"
-             '"I am always late."\n')
-    assert s['"I am always late."'] == "narration"  # he may answer, or she go on
+def test_a_gesture_of_the_one_whose_turn_it_was_leaves_the_next_line_unsure():
+    """With a third person about (the maid), `Mr. Crowe nodded` does not say who speaks
+    next: a nod may be his whole answer (she goes on) or lead into his line. Any other
+    doing of his leads into his line (`_beat`); a man and a woman alone: he acts, then
+    answers (test_attribution_rules: two alone take turns across narration)."""
+    text = ('"Will you want the trap today?" asked Mrs. Hale.\n\n'
+            '"Thank you, no," said Mr. Crowe.\n\n'
+            '"Then you will be late," said Mrs. Hale, and the maid came in with the tray.\n\n'
+            "Mr. Crowe nodded.\n\n"
+            '"I am always late."\n')
+    assert said(text)['"I am always late."'] == "narration"  # he may answer, or she go on
+    looked = said(text.replace("Mr. Crowe nodded.", "Mr. Crowe looked out at the rain."))
+    assert looked["I am always late."] == "Mr. Crowe"
     alone = said('"Will you want the trap today?" asked Mrs. Hale.\n\n'
                  '"Thank you, no," said Mr. Crowe.\n\n'
                  '"Then you will be late," said Mrs. Hale.\n\n'

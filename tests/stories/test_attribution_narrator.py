@@ -1,0 +1,87 @@
+"""A first-person narrator among the speakers, and narration paragraphs that lead into a
+line (dialogue.find_narrator, Cast.gender, attribution_rules `_beat`), on text written for
+these tests: a governess who tells the story, her employer Mr. Thorne, and little Bess."""
+
+from __future__ import annotations
+
+from bookmarks.stories.importers import parse_story
+
+
+def story(text: str):
+    return parse_story(text.encode(), "t.txt", fmt="prose")
+
+
+def said(text: str) -> dict[str, str]:
+    return {a.text: a.character for a in story(text).actions}
+
+
+HEADER = "Nell Alder\n\nby A. Writer\n\n\n\nCHAPTER IV\n\n"
+EVENING = (HEADER +
+           "I went down to the library after tea, as I had been told to do.\n\n"
+           "I found the fire lit and the curtains drawn.\n\n"
+           "I sat by the window with my work, and waited.\n\n"
+           '"Come nearer the fire, Miss Alder," said Mr. Thorne.\n\n'
+           '"I am warm enough here, sir," I said.\n\n'
+           '"You are always warm enough, Miss Alder; you never ask for anything."\n\n'
+           '"I have all I need, sir."\n\n'
+           '"Nobody has all they need."\n\n')
+
+
+def test_the_narrator_is_the_name_the_others_call_her_though_the_title_names_her_too():
+    """The title line `Nell Alder` is no narration: the narration says `I`, never her
+    name, so the name the others call her by (`Miss Alder;` counts as a call too) is hers —
+    one character, not a `Narrator` beside a `Miss Alder`."""
+    s = story(EVENING)
+    narrator = [a.character for a in s.actions if a.text == "I am warm enough here, sir."]
+    assert narrator == ["Miss Alder"]
+    assert {a.character for a in s.actions} - {"narration"} == {"Miss Alder", "Mr. Thorne"}
+    lines = said(EVENING)
+    assert lines["I have all I need, sir."] == "Miss Alder"  # the turns go on past his call
+    assert lines["Nobody has all they need."] == "Mr. Thorne"
+
+
+def test_the_narrator_is_never_she():
+    """`cried she` after the narrator's line is the other woman there, not the narrator,
+    though the narrator is `Miss Alder`."""
+    text = (EVENING + "Then the door flew open and Bess ran in with her doll.\n\n"
+            '"Good night, papa," said Bess.\n\n'
+            '"Bess, it is past your bedtime," I said.\n\n'
+            '"Not yet!" cried she, and hid behind the curtain.\n')
+    assert said(text)["Not yet!"] == "Bess"
+
+
+def test_a_short_paragraph_of_one_speaker_s_doing_leads_into_their_line():
+    """`He took a book from the shelf …` between two untagged lines of an exchange of two
+    is his doing: the line after it is his, and so after his own gesture (`He nodded.`)."""
+    text = (EVENING + "He took a book from the shelf and turned it over in his hands.\n\n"
+            '"Do you read Italian?"\n')
+    assert said(text)["Do you read Italian?"] == "Mr. Thorne"
+    plain = ('"Is the carriage ready?" asked Mrs. Vane.\n\n'
+             '"It is at the door," said Mr. Pell.\n\n'
+             "He nodded.\n\n"
+             '"Then I am going."\n')
+    assert said(plain)["Then I am going."] == "Mr. Pell"  # the last speaker's gesture: he goes on
+    # the other's gesture with a third about: test_attribution_turns
+
+
+def test_what_a_narrator_does_leads_into_no_line_of_hers():
+    """In a first-person story the narrator is the subject of most narration: `I put down
+    my work.` says nothing of who speaks next, and `I nodded.` is her answer — the other
+    goes on."""
+    led = said(EVENING + "I put down my work.\n\n" '"Then you are a fortunate woman."\n')
+    assert led['"Then you are a fortunate woman."'] == "narration"
+    nod = said(EVENING + "I nodded.\n\n" '"Then you are a fortunate woman."\n')
+    assert nod["Then you are a fortunate woman."] == "Mr. Thorne"
+
+
+def test_he_after_a_narration_paragraph_that_gave_him_a_turn():
+    """`He laughed to himself.` gives the one man of the two the turn; the `he said` of the
+    next paragraph is still one of the two talking — the narrator, who is `I`, is no `he`
+    whatever the story says of her sex."""
+    text = ("I went up to the study, where Mr. Thorne sat with the letters.\n\n"
+            "I waited by the door.\n\n"
+            '"Well?" said Mr. Thorne.\n\n'
+            '"The post has come," said I.\n\n'
+            "He laughed to himself over the top letter.\n\n"
+            '"It always does," he said.\n')
+    assert said(text)["It always does."] == "Mr. Thorne"
