@@ -77,7 +77,7 @@ monday tuesday wednesday thursday friday saturday sunday
 """.split())
 _NOUN = "(?:" + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True)) + ")"
 _DESC = (rf"(?:[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Mm]y|[Oo]ur|[Yy]our|a|an|A|An)\s+"
-         rf"(?:(?!said\b|{_NOUN}\b)[a-z]+\s+){{0,2}}"
+         rf"(?:(?!said\b|{_NOUN}\b)[a-z]+(?:-[a-z]+)*\s+){{0,2}}"  # `the red-faced man`
          rf"{_NOUN}(?![-\w])")
 _POSS = rf"{PROPER}[’']s\s+(?:[a-z]+\s+)?{_NOUN}(?![-\w])"
 _NOT_ADJ = r"(?!(?:said|and|of|in|on|at|to|with|for|from|by|into|upon|that|which|who)\b)"

@@ -252,3 +252,13 @@ def test_a_pronoun_does_not_reach_over_narration_without_them():
              '"Repent," he was saying.\n')
     assert "Repent." not in s  # not Tom Pell: the paragraph between has no `he` and no name
 
+
+
+def test_a_description_with_a_hyphenated_word_is_a_speaker():
+    """`the red-faced man said` / `said the red-faced man` / `the red-faced man went on`: a
+    hyphenated adjective is part of the description, as `the old man` is."""
+    s = said('A red-faced man stumped out of the cabin and stood by the rail.\n\n'
+             '"Nasty weather," the red-faced man said to me.\n\n'
+             '"It is," said the pilot.\n\n'
+             '"And worse to come," said the red-faced man, and spat.\n')
+    assert s["Nasty weather."] == s["And worse to come."] == "Red-faced man"
