@@ -120,6 +120,9 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
             self.stage = "unsure" if chained is UNSURE else "chain"
             return None if chained is UNSURE else chained
         who = super().pronoun(g, pi, pos)
+        if who and self.stage == "back" and self._stranger_since(g, pi, who):
+            self.stage = "unsure"
+            return None
         if who and self.stage == "back" and pi and not any(q.speech for q in self.paras[pi - 1].quotes) \
                 and who not in {n for _, n, _ in self.events[pi - 1]} \
                 and not re.search(_GENDER_WORDS[g], blank_quotes(self.paras[pi - 1]), re.I):
@@ -146,6 +149,21 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
                 return who  # nobody else of that gender near: they go on (Alice alone)
             return others.pop() if len(others) == 1 else None
         return who
+
+    def _stranger_since(self, g: str, pi: int, who: str) -> bool:
+        """Someone the cast does not know (`The old boy shook hands with me, …`, `the uncle
+        came in`) is a main subject of the narration since `who` was: `he` may be them."""
+        for back in range(1, LOOKBACK + 1):
+            k = pi - back
+            if k < 0 or self.paras[k].chapter != self.paras[pi].chapter:
+                return False
+            for _, subject in main_subjects(blank_quotes(self.paras[k])):
+                if _PERSON.search(subject) and self.cast.lookup(subject) is None \
+                        and not re.search(_GENDER_WORDS["f" if g == "m" else "m"], subject, re.I):
+                    return True
+            if who in {n for _, n, subj in self.events[k] if subj}:
+                return False
+        return False
 
     # --- the narration around the tag ----------------------------------------------------
 

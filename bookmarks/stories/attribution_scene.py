@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from bookmarks.stories.attribution_context import blank_quotes, main_subjects, pronoun_gender
-from bookmarks.stories.attribution_turns import _ANSWER, _GESTURE
+from bookmarks.stories.attribution_turns import _ANSWER, _GESTURE, _TIME_MOVES
 from bookmarks.stories.tags import ABBREVIATIONS, PERSON_NOUNS, VERB
 
 _PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
@@ -96,9 +96,9 @@ class SceneRules:
         an untagged line after a narration paragraph is the one who did not speak last,
         unless that narration's last sentence is about the last speaker (who may go on).
         `"…!" she repeated.` ¶ `He declared himself at her disposal: …` ¶ `"Shall we go …?"`"""
-        if not pi or self.paras[pi - 1].chapter != self.paras[pi].chapter \
-                or self.paras[pi - 1].quotes or not (people := self._scene_people(pi - 1)):
-            return None
+        if not pi or self.paras[pi - 1].chapter != self.paras[pi].chapter or self.paras[pi - 1].quotes \
+                or _TIME_MOVES.search(self.paras[pi - 1].text) or not (people := self._scene_people(pi - 1)):
+            return None  # (`Some days later …`: no turn of the talk before)
         named, spoke = people
         if len(named) != 2 or spoke != named:
             return None

@@ -32,6 +32,11 @@ _ANSWER = re.compile(rf"\b(?:{VERB}|expressed|assented|accepted|apologi[sz]ed|th
                      r"reply)|was\s+silent|said\s+nothing)\b")
 _GESTURE = re.compile(r"\b(?:nodded|bowed|smiled|laughed|shrugged|sighed|frowned|grinned|"
                       r"shook\s+(?:his|her)\s+head)\b")  # an answer, or a lead into a line
+_N = r"(?:a|one|two|three|four|five|six|some|a\s+few|several|many|\w+teen|twenty)"
+_TIME_MOVES = re.compile(  # narration that moves the story on in time
+    rf"\b(?:{_N}\s+(?:or\s+{_N}\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)\s+(?:later|afterwards?)|"
+    r"(?:the\s+)?(?:next|following)\s+(?:morning|day|evening|night|week|month|year)|"
+    r"shortly\s+after(?:wards|\s+this|\s+that)?|some\s+time\s+(?:after|later))\b", re.I)
 _CALL = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+)"
                    rf"(?:(?:{TITLES})\.?\s+)?$")
 
@@ -125,6 +130,9 @@ class TurnRules:
             elif said and len(self.recent) > 2 and before and self.recent[-2] == before[-1] \
                     and said == [self.recent[-1]] and self._called(pi - 1, said[-1]):
                 self.recent = self.recent[-2:]  # `"No, Lucy, …"` ¶ `"…," said Lucy.`: those two
+            return
+        if _TIME_MOVES.search(p.text):
+            self.recent = []  # `Shortly after this I had to go out of town.`: the talk is over
             return
         if not self.recent or len(p.text.split()) > BRIDGE_WORDS \
                 or not pi or not any(self.paras[pi - 1].speakers):

@@ -120,9 +120,10 @@ class Cast:
             for tag in [*p.after, *p.before]:
                 if tag and (name := display_name(tag.subject, checker, self.nouns)):
                     found.setdefault(name, tag.subject)
-        found.update(_full_names(paras, checker, found))
+        told = [p for p in paras if not heading(p)]  # `My Man Jeeves`, `by Charlotte Brontë`
+        found.update(_full_names(told, checker, found))
         tagged = set(found)
-        found.update(_named_persons(paras, checker, found))
+        found.update(_named_persons(told, checker, found))
         canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))})
         narration_pieces = [p.seg(k) for p in paras for k in range(len(p.segs))]
         speaking = {canon.get(n, n) for n in tagged}  # a description goes only to a speaker
@@ -269,6 +270,12 @@ def _named_persons(paras: list[Para], checker: NameChecker, found: dict[str, str
     return out
 
 
+def heading(p: Para) -> bool:
+    """A title, by-line or chapter heading (`Jane Eyre`, `by Charlotte Brontë`, `CHAPTER
+    XIV`): a short paragraph with no quotation and no sentence in it — no narration."""
+    return not p.quotes and bool(_HEADING.fullmatch(p.text.strip()))
+
+
 def find_narrator(paras: list[Para], checker: NameChecker) -> tuple[str | None, set[str]]:
     """A first-person narrator and the forms of their name: the name the text gives ("my
     name is …", or the name the others call them by — a vocative in their speech that the
@@ -277,9 +284,8 @@ def find_narrator(paras: list[Para], checker: NameChecker) -> tuple[str | None, 
     first_person = 0
     narration, spoken = [], []
     for p in paras:
-        if p.quotes or not _HEADING.fullmatch(p.text.strip()):  # not `Jane Eyre` / `by …` /
-            narration += [p.seg(i) for i in range(len(p.segs))]  # `CHAPTER XIV`: the title
-            # often names the narrator, whom the story's narration never names
+        if not heading(p):  # the title often names the narrator, whom the narration never names
+            narration += [p.seg(i) for i in range(len(p.segs))]
         spoken += [q.text for q in p.quotes if q.speech]
         for i in range(len(p.segs)):
             if m := _MY_NAME.search(p.seg(i)):

@@ -85,3 +85,34 @@ def test_he_after_a_narration_paragraph_that_gave_him_a_turn():
             "He laughed to himself over the top letter.\n\n"
             '"It always does," he said.\n')
     assert said(text)["It always does."] == "Mr. Thorne"
+
+
+def test_a_title_line_makes_no_character():
+    """`My Man Thorne` over the story is its title: no `Man Thorne` beside Mr. Thorne."""
+    text = ("My Man Thorne\n\nby A. Writer\n\n\n\n"
+            '"Good evening," said Thorne.\n\n"Good evening, sir," I said.\n')
+    names = {a.character for a in story(text).actions} - {"narration"}
+    assert "Man Thorne" not in names and "Thorne" in names
+
+
+def test_he_is_unsure_when_a_stranger_has_come_in_since():
+    """`the uncle came in` … `The old boy shook hands …, and Jeeves stood back`: the `he
+    exclaimed` after is the stranger's as likely as the last named man's — no guess."""
+    text = ('"It is finished," said Thorne.\n\n'
+            "Then the door opened, and the old gentleman came in. The old gentleman shook hands "
+            "with me, and Thorne stood back by the easel.\n\n"
+            "And then he saw the portrait.\n\n"
+            '"Good heavens!" he exclaimed.\n')
+    assert said(text)['"Good heavens!" he exclaimed.'] == "narration"
+    known = text.replace("the old gentleman came in. The old gentleman shook", "Mr. Pell came in. "
+                         "Mr. Pell shook")  # a man the cast knows: the one who came in
+    assert said(known)["Good heavens!"] == "Mr. Pell"
+
+
+def test_narration_that_moves_the_time_on_ends_the_exchange():
+    """`Some days later …`: the next untagged line is no turn of the talk before."""
+    text = (EVENING + "Some days later I was in the garden, cutting roses for the house.\n\n"
+            '"Are those for the dining-room?"\n')
+    assert said(text)['"Are those for the dining-room?"'] == "narration"
+    assert said(EVENING + '"Are those for the dining-room?"\n')["Are those for the dining-room?"] \
+        == "Miss Alder"
