@@ -333,6 +333,25 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         who = super().turn(pi, p) or self.vocative(pi, p)
         if who and pi and self._calls_another(pi - 1, who):
             return None  # `"Good morning, Maria," said Mr. Lucas.` ¶ `"…"`: Maria's, not the turn's
+        return who or self._answer_to_call(pi, p)
+
+    def _answer_to_call(self, pi: int, p) -> str | None:
+        """`"Jeeves, we want your advice."` (whoever said it) ¶ `"Very good, sir."`: the one a
+        line calls by name answers it, when the line names no one else and the answer is
+        untagged, calls nobody by name and its narration names no one."""
+        if not pi or (prev := self.paras[pi - 1]).chapter != p.chapter or any(prev.speakers) \
+                or any([*p.after, *p.before]) or not any(q.speech for q in prev.quotes):
+            return None
+        lines = [q.text for q in prev.quotes if q.speech and not re.fullmatch(r"\W*[A-Z][a-z]+\W*", q.text)]
+        called = set().union(*(self.addressed(t) for t in lines))  # (`"Bingley."` is an answer)
+        if len(called) != 1 or (who := next(iter(called))) not in self.cast.speakers \
+                or {n for t in lines for _, _, n, _ in self.cast.mentions(t)} != {who}:
+            return None  # `"Lucy, dearest, let Mr. Beebe eat his dinner."`: he may answer
+        narration = " ".join(p.seg(k) for k in range(len(p.segs)))
+        if self.cast.mentions(narration) or any(self.addressed(q.text) for q in p.quotes if q.speech):
+            return None
+        if {n for _, _, n, _ in self.cast.mentions(blank_quotes(prev))} - {who}:
+            return None  # `"X, …," Mr. Y said to Z`: the narration names another
         return who
 
     def vocative(self, pi: int, p) -> str | None:

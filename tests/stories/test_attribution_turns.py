@@ -145,3 +145,21 @@ def test_an_inverted_tag_with_did_names_its_speaker():
     from bookmarks.stories.tags import tag_before
     tag = tag_before("Gravely displeased, he turned to go. Not till then did Mrs. Hale reply: ")
     assert tag is not None and tag.subject == "Mrs. Hale"
+
+
+def test_the_one_a_line_calls_by_name_answers_it():
+    """Three at cards, a long pause: `"Crowe, it is your deal."`, untagged, no one's turn
+    (any of the other two) ¶
+    `"So it is."`: the one called answers; a line that is only a name (`"Pell."`) is an
+    answer, not a call."""
+    pause = ("The candles burned low in their sockets, and the fire settled in the grate. Outside "
+             "the wind got up and rattled the shutters, and somewhere below a door banged twice "
+             "and was still. The cards went round and round, and the little heap of counters "
+             "moved from one side of the table to the other.\n\n")
+    start = ("Mr. Crowe, Mr. Pell and Dr. Lamb sat down to cards after supper.\n\n"
+             '"Cut," said Mr. Pell.\n\n"Done," said Dr. Lamb.\n\n"Hearts," said Mr. Crowe.\n\n'
+             + pause * 4)
+    s = said(start + '"Crowe, it is your deal."\n\n"So it is."\n')
+    assert s["So it is."] == "Mr. Crowe"
+    name = said(start + '"Who dealt last?"\n\n"Pell."\n\n"Then it is mine."\n')
+    assert name['"Then it is mine."'] == "narration"
