@@ -60,13 +60,16 @@ def fill_number(page, selector: str, value: str) -> None:
 def upload(page, selector: str, path: str, shown: str) -> None:
     """Give a Gradio file box a file and wait until it shows `shown` (its name). On a busy
     machine a file set while the page was still busy with the step before was not taken up
-    (the box never showed it in 90 s): it is set again until it shows, bounded."""
+    (the box never showed it in 90 s): it is set again until it shows, bounded — but only
+    while the box still has its file input (a box that took the file but is slow to show
+    it has none, and waiting for one ran out at 90 s in a busy run)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     deadline = time.monotonic() + 90
     box = page.locator(f"{selector} input[type=file]")
     while True:
-        box.set_input_files(path)
+        if box.count():  # once the box has taken the file it has no file input left to set
+            box.set_input_files(path)
         try:
             page.wait_for_selector(f"{selector} :text('{shown}')", timeout=20_000)
             return
