@@ -37,7 +37,7 @@ from bookmarks.stories.attribution_context import (
     sentences,
 )
 from bookmarks.stories.attribution_relations import RelationRules
-from bookmarks.stories.attribution_scene import SceneRules
+from bookmarks.stories.attribution_scene import _PERSON, SceneRules
 from bookmarks.stories.attribution_turns import TurnRules
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
@@ -54,7 +54,6 @@ _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
 _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|captain|doctor|count|"
                      r"countess|baron|baroness|colonel|major|general|professor|judge|inspector|"
                      r"sergeant|lieutenant|master|mistress)$", re.I)  # a title: maybe anyone so titled
-_PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 
 
 

@@ -35,15 +35,14 @@ _UNNAMED = {g: re.compile(r"\b(?:[Aa]n?|[Tt]he|[Aa]nother|[Oo]ne|[Tt]his|[Tt]hat
                      "queen|princess|widow|housekeeper|landlady|governess|nurse|servant"}.items()}
 
 
-
 class SceneRules:
     def _beat(self, pi: int) -> str | None:
         """`He lifted up the sable waves of hair …` ¶ `"Now, ma'am, am I a fool?"`: a short
-        narration paragraph every main clause of which is about one person of the scene (by
-        name, or `he`/`she` when one of the two talking, or the one person of the scene,
-        is of that sex) introduces that
-        person's untagged line — unless it is their answer (`She nodded.`, `I said nothing.`:
-        the other speaks next) or the line calls them by name."""
+        narration paragraph every main clause of which is about one person (by name, or
+        `he`/`she` when one of the two talking, or else the one person of the scene, is of
+        that sex) introduces that person's untagged line — unless it is their answer (`I
+        said nothing.`: the other speaks next), a gesture of the one who did not speak last
+        (`Mr. Darcy bowed.`), or the line calls them by name."""
         if not pi or (prev := self.paras[pi - 1]).chapter != self.paras[pi].chapter or prev.quotes \
                 or len(prev.text.split()) > BEAT_WORDS or _ANSWER.search(prev.text):
             return None
@@ -150,4 +149,3 @@ class SceneRules:
             self.stage = "sole"
             return fits.pop()
         return None
-
