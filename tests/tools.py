@@ -38,7 +38,7 @@ def chromium() -> str | None:
 
 
 def fill_number(page, selector: str, value: str) -> None:
-    """Type a value into a Gradio number box and commit it before anything reads it.
+    """Type a value into a Gradio number (or text) box and commit it before anything reads it.
 
     A number box hands its value to the page's state on the input's change event, which the
     browser fires on blur: a click right after `fill` races it, and on a busy machine the click

@@ -185,7 +185,8 @@ def test_import_play_fork_restart(tmp_path, browser):
             # the tab bar stays intact: Settings is reachable, saves, and the API can't save
             page.get_by_role("tab", name="Settings").click()
             page.wait_for_selector("text=Test actor", timeout=90_000)
-            page.locator("#judge-model input, #judge-model textarea").first.fill("judge-x")
+            # typed and committed before Save reads it (a busy run saved the old, empty value)
+            fill_number(page, "#judge-model :is(input, textarea) >> nth=0", "judge-x")
             page.locator("#save-settings").click()
             page.wait_for_selector("#settings-status :text('Saved')", timeout=90_000)
             assert "judge-x" in page.locator("#settings-status").inner_text()
