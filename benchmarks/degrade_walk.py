@@ -8,10 +8,15 @@ asked again for (its reply was the app's own words, another speaker, empty, …)
     python benchmarks/degrade_walk.py [--points 5] [--start 60] [--methods a,b]
                                       [--minutes 40] [--character NAME] [--budget 3]
                                       [--scripted [echo-then-line|echo-then-long]]
-                                      [--out FILE.json]
+                                      [--out FILE.json [--resume]]
 
 `--out` is rewritten after every round of points, so a walk stopped early (or split by
 `--methods` over several runs: each method walks on its own memory) leaves its figures.
+`--resume` goes on from such a file: the points it holds are not walked again, the rest
+are, and the figures add up. Memory does not survive a stop (it lived in a temporary
+database), so each method starts empty again at the first resumed point — exact for
+`bookmarks-noreuse` (nothing is recalled anyway); for the others that one point re-reads
+the storyline from p = 0. The file records where it was resumed (`resumed`).
 
 `--scripted`: instead of a model, the scripted worst case (`WorstCaseMemory`, a test
 double): every proposal has pronoun titles (worded a little differently each time, so
@@ -117,16 +122,43 @@ def tally(method: str, records: list[dict], seconds: float, cut_reasks: int | No
 
 def save(out: str, title: str, walked: list[int], args: argparse.Namespace, some: dict,
          started: float, methods: list[str], records: dict, seconds: dict,
-         cut_reasks: dict) -> None:
+         cut_reasks: dict, prior: dict | None) -> None:
     """The figures of the rounds done so far (rewritten after every round)."""
     if not out:
         return
     rows = [tally(m, records[m], seconds[m], cut_reasks[m]) for m in methods]
+    minutes = (time.perf_counter() - started) / 60 + (prior["minutes"] if prior else 0)
+    extra = {"resumed": prior["resumed"]} if prior else {}
     Path(out).write_text(json.dumps(
         {"story": title, "points": walked, "budget": args.budget,
-         "model": some["actor"].model.name,
-         "minutes": round((time.perf_counter() - started) / 60, 1), "rows": rows,
-         "records": records}, indent=1, ensure_ascii=False))
+         "model": some["actor"].model.name, "minutes": round(minutes, 1), **extra,
+         "rows": rows, "records": records}, indent=1, ensure_ascii=False))
+
+
+def resume(args: argparse.Namespace, title: str, model: str, methods: list[str],
+           points: list[int]) -> dict | None:
+    """The earlier run in `--out` to go on from (None for a new walk); it must be the same
+    walk: story, budget, model and methods, its points the first of this walk's."""
+    if not args.resume:
+        return None
+    if not args.out or not Path(args.out).exists():
+        raise SystemExit(f"--resume: there is no earlier walk in {args.out or '(no --out)'}")
+    prior = json.loads(Path(args.out).read_text())
+    mine = {"story": title, "budget": args.budget, "model": model}
+    for key, value in mine.items():
+        if prior.get(key) != value:
+            raise SystemExit(f"--resume: {args.out} walked {key} {prior.get(key)!r}, "
+                             f"this walk {value!r}")
+    if sorted(prior["records"]) != sorted(methods):
+        raise SystemExit(f"--resume: {args.out} walked the methods "
+                         f"{', '.join(prior['records'])}, not {', '.join(methods)}")
+    if prior["points"] != points[: len(prior["points"])]:
+        raise SystemExit(f"--resume: {args.out} walked other points ({prior['points'][:5]}…)")
+    left = points[len(prior["points"]):]
+    if left:
+        prior["resumed"] = prior.get("resumed", []) + [
+            {"at": left[0], "memory": "started empty"}]
+    return prior
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -143,17 +175,22 @@ async def main(args: argparse.Namespace) -> None:
         print(f"{story.title}: {story.n_actions} actions; actor {some['actor'].model.name}, "
               f"memory {some['memory'].model.name}; points {points}; K={args.budget}; "
               f"methods {', '.join(methods)}", flush=True)
-        records: dict[str, list[dict]] = {m: [] for m in methods}
-        seconds = dict.fromkeys(methods, 0.0)
+        prior = resume(args, story.title, some["actor"].model.name, methods, points)
+        records: dict[str, list[dict]] = prior["records"] if prior else {m: [] for m in methods}
+        seconds = ({r["method"]: r["seconds"] for r in prior["rows"]} if prior
+                   else dict.fromkeys(methods, 0.0))
         spaces: dict[str, str | None] = dict.fromkeys(methods)
         # scripted: each method its own worst case (the first ask of every prompt echoed)
         llms = {m: scripted(services, args.scripted) if args.scripted else services.llms
                 for m in methods}
         cut_reasks = dict.fromkeys(methods, 0 if args.scripted else None)
+        if prior and args.scripted:
+            cut_reasks = {r["method"]: r["length_reasks"] or 0 for r in prior["rows"]}
         started = time.perf_counter()
-        walked = []
-        for point in points:
-            if walked and time.perf_counter() - started > args.minutes * 60:
+        walked = list(prior["points"]) if prior else []
+        first = len(walked)  # points walked before this run
+        for point in points[len(walked):]:
+            if len(walked) > first and time.perf_counter() - started > args.minutes * 60:
                 print(f"\n{args.minutes} minutes have passed: stopping before point {point}.")
                 break
             for method in methods:
@@ -167,7 +204,7 @@ async def main(args: argparse.Namespace) -> None:
                 seconds[method] += time.perf_counter() - t0
             walked.append(point)
             save(args.out, story.title, walked, args, some, started, methods, records,
-                 seconds, cut_reasks)  # a walk stopped early still leaves its figures
+                 seconds, cut_reasks, prior)  # a walk stopped early still leaves its figures
         wall = time.perf_counter() - started
         rows = [tally(m, records[m], seconds[m], cut_reasks[m]) for m in methods]
         print(f"\npoints {walked}; {wall / 60:.1f} minutes in all")
@@ -193,4 +230,6 @@ if __name__ == "__main__":
                         choices=["echo-then-line", "echo-then-long"],
                         help="the scripted worst-case model instead of the configured one")
     parser.add_argument("--out", default="")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on from the walk in --out (its points are not walked again)")
     asyncio.run(main(parser.parse_args()))

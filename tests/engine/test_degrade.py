@@ -436,3 +436,30 @@ def test_the_scripted_degrade_walk_completes_and_counts(tmp_path):
     assert all(r["points"] == 3 and r["failed"] == 0 and r["trimmed_lines"] == 3
                for r in rows.values())
     assert rows["eta3"]["fallbacks_by_step"]["select"] == 3
+
+
+def test_a_stopped_degrade_walk_resumes_without_walking_its_points_again(tmp_path):
+    out = tmp_path / "walk.json"
+
+    def walk_(*more):
+        return subprocess.run([sys.executable, "benchmarks/degrade_walk.py", "--scripted",
+                               "--methods", "bookmarks-noreuse", "--out", str(out), *more],
+                              capture_output=True, text=True, timeout=300, cwd=ROOT,
+                              env={**os.environ, "BOOKMARKS_DATA_DIR": str(tmp_path)})
+
+    assert walk_("--points", "2").returncode == 0
+    before = json.loads(out.read_text())
+    run = walk_("--points", "3", "--resume")
+    assert run.returncode == 0, run.stderr[-2000:]
+    after = json.loads(out.read_text())
+    assert after["points"][:2] == before["points"] and len(after["points"]) == 3
+    assert [r["point"] for r in after["records"]["bookmarks-noreuse"]] == after["points"]
+    assert after["records"]["bookmarks-noreuse"][:2] == before["records"]["bookmarks-noreuse"]
+    row = after["rows"][0]
+    assert row["points"] == 3 and row["failed"] == 0
+    assert row["actor_tries"] > before["rows"][0]["actor_tries"]  # the figures add up
+    assert after["resumed"] == [{"at": after["points"][2], "memory": "started empty"}]
+    # another walk (other methods, budget or points) is refused with the reason, not mixed in
+    other = walk_("--points", "3", "--resume", "--budget", "5")
+    assert other.returncode != 0 and "budget" in other.stderr
+    assert json.loads(out.read_text()) == after
