@@ -38,7 +38,7 @@ from bookmarks.stories.attribution_context import (
 )
 from bookmarks.stories.attribution_relations import RelationRules
 from bookmarks.stories.attribution_scene import _PERSON, SceneRules
-from bookmarks.stories.attribution_turns import TurnRules
+from bookmarks.stories.attribution_turns import TurnRules, fill_between
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
@@ -331,8 +331,29 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
     def turn(self, pi: int, p) -> str | None:
         who = super().turn(pi, p) or self.vocative(pi, p)
         if who and pi and self._calls_another(pi - 1, who):
-            return None  # `"Good morning, Maria," said Mr. Lucas.` ¶ `"…"`: Maria's, not the turn's
+            # `"Good morning, Maria," said Mr. Lucas.` ¶ `"…"`: Maria's, not the turn's
+            return self._answer_to_last_call(pi, p)
         return who or self._answer_to_call(pi, p)
+
+    def _answer_to_last_call(self, pi: int, p) -> str | None:
+        """`"…, Corky," I said. "Only too glad. Carry on, Jeeves."` ¶ `"I would suggest, sir,
+        …"`: the one the last sentence of the last line calls by name answers it — one known
+        speaker, not the caller; the answer opens its paragraph, untagged, calling nobody, its
+        narration naming no one."""
+        prev = self.paras[pi - 1]
+        last = next((k for k in range(len(prev.quotes) - 1, -1, -1) if prev.quotes[k].speech), None)
+        caller = prev.speakers[last] if last is not None else None
+        if caller is None or any([*p.after, *p.before]) or p.text[:p.quotes[0].start].strip() \
+                or re.fullmatch(r"\W*[A-Z][a-z]+\W*", prev.quotes[last].text):
+            return None
+        said = sentences(prev.quotes[last].text)  # its last sentence: `"…, Jo? Dear me!"` is to all
+        called = self.addressed(said[-1][1].strip()) - {caller} if said else set()
+        if len(called) != 1 or (who := next(iter(called))) not in self.cast.speakers:
+            return None
+        narration = " ".join(p.seg(k) for k in range(len(p.segs)))
+        if self.cast.mentions(narration) or any(self.addressed(q.text) for q in p.quotes if q.speech):
+            return None
+        return who
 
     def _answer_to_call(self, pi: int, p) -> str | None:
         """`"Jeeves, we want your advice."` (whoever said it) ¶ `"Very good, sir."`: the one a
@@ -417,6 +438,7 @@ def attribute_dialogue(
         cast = Cast(paras, checker, narrator, forms, merges)
         resolver = StrictResolver(paras, cast, narrator)
         resolver.run()
+    fill_between(paras, cast, narrator)
     drafts = [d for pi, p in enumerate(paras) for d in drafts_of(p, resolver.tags[pi])]
     spoken = {d.character for d in drafts}
     aliases = {person.name: sorted(f for f in person.forms if _fold(f) != _fold(person.name)

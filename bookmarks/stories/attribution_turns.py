@@ -25,6 +25,7 @@ from bookmarks.stories.attribute import _NESTED
 from bookmarks.stories.attribution_context import blank_quotes, listeners, main_subjects, pronoun_gender
 from bookmarks.stories.tags import PERSON_NOUNS, STOP_WORDS, TITLES, VERB, mask_abbreviations
 
+SCENE_TALK = 12  # paragraphs before and after a run of bare lines where only its two may speak
 BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
 _NOUNS = "|".join(sorted(PERSON_NOUNS))
 _ANSWER = re.compile(rf"\b(?:{VERB}|expressed|assented|accepted|apologi[sz]ed|thanked|denied|"
@@ -280,3 +281,68 @@ class TurnRules:
         if not heard and calls:  # the narration's `turned to Harriet` before a call of `Miss Grey`
             heard = {n for q in p.quotes if q.speech for n in self.addressed(q.text)} - {speaker}
         return heard.pop() if len(heard) == 1 else None
+
+
+def _bare_speech(p) -> bool:
+    """A paragraph that is speech only: quotations and nothing else but stray punctuation."""
+    if not p.quotes or not all(q.speech for q in p.quotes):
+        return False
+    return not any(re.search(r"\w", p.seg(k)) for k in range(len(p.segs)))
+
+
+def fill_between(paras, cast, narrator: str | None = None) -> None:
+    """Counting turns back from the next tagged line: `"…," said Jeeves.` ¶ `"…"` ¶ `"…"`
+    ¶ `"…," I said.` — a run of bare lines (speech only, nobody placed) between a line of A
+    and a line of B that opens its paragraph and is tagged, with nothing between, alternates
+    A B A B when the count fits (an even run: A, B, …, A, B). Nobody else may speak in the
+    SCENE_TALK paragraphs around, and the run must name no third speaker nor call one of the
+    two by the name it would then give them; else it stays narration."""
+    k = 0
+    while k < len(paras):
+        if not (_bare_speech(paras[k]) and not any(paras[k].speakers)):
+            k += 1
+            continue
+        j = k
+        while j + 1 < len(paras) and _bare_speech(paras[j + 1]) and not any(paras[j + 1].speakers) \
+                and paras[j + 1].chapter == paras[k].chapter:
+            j += 1
+        _fill(paras, cast, k, j, narrator)
+        k = j + 1
+
+
+def _fill(paras, cast, k: int, j: int, narrator: str | None) -> None:
+    if not k or j + 1 >= len(paras) or (j - k + 1) % 2:
+        return
+    prev, nxt = paras[k - 1], paras[j + 1]
+    if prev.chapter != paras[k].chapter or nxt.chapter != paras[k].chapter:
+        return
+    a = next((s for s in reversed(prev.speakers) if s), None)
+    b = nxt.speakers[0] if nxt.speakers else None
+    if not a or not b or a == b or nxt.text[:nxt.quotes[0].start].strip() \
+            or not nxt.how[0].startswith(("after:", "before:")):
+        return  # B's line must open its paragraph with a tag of its own (not a turn)
+    around = range(max(0, k - SCENE_TALK), min(len(paras), j + 2 + SCENE_TALK))
+    if {s for n in around if paras[n].chapter == paras[k].chapter
+            for s in paras[n].speakers if s} - {a, b}:
+        return  # a third speaks near: the count may skip them
+    turns = [a if (n - k) % 2 else b for n in range(k, j + 1)]
+    for n, who in zip(range(k, j + 1), turns, strict=True):
+        text = " ".join(q.text for q in paras[n].quotes)
+        named = {name for _, _, name, _ in cast.mentions(text)}
+        if named & cast.speakers - {a, b}:
+            return  # `"Ask Jeeves."`: a third may be there
+        if who in _calls(cast, text):
+            return  # the count would give a line to the one it calls
+    for n, who in zip(range(k, j + 1), turns, strict=True):
+        paras[n].speakers = [who] * len(paras[n].quotes)
+        paras[n].how = ["between"] * len(paras[n].quotes)
+
+
+def _calls(cast, text: str) -> set[str]:
+    out = set()
+    text = _NESTED.sub(lambda m: " " * len(m.group(0)), text)
+    for start, end, name, _ in cast.mentions(text):
+        before, after = text[:start].rstrip(), text[end:end + 2]
+        if _CALL.search(before + (" " if before else "")) and (not after or after[:1] in ",!?.;:—–-"):
+            out.add(name)
+    return out

@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bookmarks.stories.attribution_context import appositives
+from bookmarks.stories.attribution_context import appositives, main_subjects
 from bookmarks.stories.quotes import Quote, find_quotes, mark_scare_quotes
 from bookmarks.stories.speakers import (
     FEMALE,
@@ -120,6 +120,8 @@ class Cast:
             for tag in [*p.after, *p.before]:
                 if tag and (name := display_name(tag.subject, checker, self.nouns)):
                     found.setdefault(name, tag.subject)
+        for name, surface in _described_speakers(paras, checker, self.nouns).items():
+            found.setdefault(name, surface)  # `The strange woman spoke first.` ¶ `"…," she said.`
         told = [p for p in paras if not heading(p)]  # `My Man Jeeves`, `by Charlotte Brontë`
         found.update(_full_names(told, checker, found))
         tagged = set(found)
@@ -267,6 +269,39 @@ def _named_persons(paras: list[Para], checker: NameChecker, found: dict[str, str
                 name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))  # not `Jekyll’s`
                 if name and name not in found and gender_from_name(name):
                     out.setdefault(name, name)
+    return out
+
+
+_PRONOUN_SEX = {"he": MALE, "she": FEMALE}
+
+
+def _described_speakers(paras: list[Para], checker: NameChecker, nouns: frozenset[str]) -> dict[str, str]:
+    """People a reader knows only by a description that `he`/`she` then continues as a
+    speaker: a paragraph that opens with a quotation tagged by a pronoun, right after a
+    narration paragraph whose last clause's subject is that description (a noun with a word
+    before it), of the pronoun's sex, whom the text brought in as someone new a little
+    before (`a solitary Woman` … `The strange woman spoke first.` ¶ `"Is that the road to
+    London?" she said.`); `The young man stepped down.` alone may be anyone met before.
+    {display name: surface}; speakers like those a tag names (`said the strange woman`)."""
+    out: dict[str, str] = {}
+    for pi in range(1, len(paras)):
+        p, prev = paras[pi], paras[pi - 1]
+        if not p.quotes or p.text[:p.quotes[0].start].strip() or prev.quotes or prev.chapter != p.chapter:
+            continue
+        tag = p.after[0] if p.after else None
+        sex = _PRONOUN_SEX.get(tag.subject.casefold()) if tag else None
+        if not sex or not (found := main_subjects(prev.text)):
+            continue
+        subject = " ".join(found[0][1].split())
+        if not re.match(r"(?:the|a|an|this|that)\s+[a-z][\w-]*\s+[a-z]", subject, re.I):
+            continue  # `the lady` may be anyone so called: `the strange woman` is one
+        name = display_name(re.sub(r"^(?:[Aa]n?|[Tt]his|[Tt]hat)\s+", "the ", subject), checker, nouns)
+        if not name or gender_from_name(name) != sex:
+            continue
+        noun = re.escape(subject.split()[-1])
+        told = "\n".join(x.text for x in paras[max(0, pi - 12):pi] if x.chapter == p.chapter)
+        if re.search(rf"\b(?:a|an)\s+(?:[\w-]+\s+){{0,3}}?{noun}\b", told, re.I):
+            out.setdefault(name, subject)  # brought in as someone new: `a solitary Woman`
     return out
 
 

@@ -138,7 +138,7 @@ def test_a_line_that_calls_another_known_character_breaks_the_turns():
             '"It is at the door, ma\'am," said Hannah.\n\n'
             '"Then fetch your shawl, Maria," said Mrs. Grey.\n\n'
             '"Yes, Mamma."\n')
-    assert who(text, "Yes, Mamma.") == "narration"  # Maria was called, not Hannah's turn
+    assert who(text, "Yes, Mamma.") == "Maria"  # Maria was called last, not Hannah's turn
     text = text.replace("fetch your shawl, Maria", "fetch my shawl, Hannah")
     assert who(text, "Yes, Mamma.") == "Hannah"  # the one called is the one whose turn it is
 

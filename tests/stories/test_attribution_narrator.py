@@ -116,3 +116,21 @@ def test_narration_that_moves_the_time_on_ends_the_exchange():
     assert said(text)['"Are those for the dining-room?"'] == "narration"
     assert said(EVENING + '"Are those for the dining-room?"\n')["Are those for the dining-room?"] \
         == "Miss Alder"
+
+
+def test_a_description_continued_by_he_or_she_is_a_speaker():
+    """`The strange woman spoke first.` ¶ `"…," she said.`: a reader knows her only as the
+    strange woman; a bare `the lady` (anyone so called) makes no character."""
+    text = ("I was walking home late along the high road.\n\n"
+            "All at once, a woman in white stood before me. The strange woman spoke first.\n\n"
+            '"Is that the road to London?" she said.\n\n'
+            '"It is," I answered.\n')
+    s = said(text)
+    assert s["Is that the road to London?"] == "Strange woman"
+    bare = said(text.replace("The strange woman spoke first.", "The lady spoke first."))
+    assert who(bare, "Is that the road to London?") == "narration"
+
+
+def who(s: dict[str, str], fragment: str) -> str:
+    """The character of the action holding `fragment` (narration keeps a quotation's marks)."""
+    return next(c for t, c in s.items() if fragment in t)

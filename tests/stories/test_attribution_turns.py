@@ -10,6 +10,11 @@ def said(text: str) -> dict[str, str]:
     return {a.text: a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions}
 
 
+def who(s: dict[str, str], fragment: str) -> str:
+    """The character of the action holding `fragment` (narration keeps a quotation's marks)."""
+    return next(c for t, c in s.items() if fragment in t)
+
+
 START = ('"More tea?" asked Mrs. Hale.\n\n'
          '"Thank you, no," said Mr. Crowe.\n\n')
 
@@ -163,3 +168,34 @@ def test_the_one_a_line_calls_by_name_answers_it():
     assert s["So it is."] == "Mr. Crowe"
     name = said(start + '"Who dealt last?"\n\n"Pell."\n\n"Then it is mine."\n')
     assert name['"Then it is mine."'] == "narration"
+
+
+def test_the_one_the_last_sentence_calls_answers_it():
+    """A line placed by its tag that ends by calling a third person by name: the untagged
+    line after it is theirs, not the turn's (who would be the one spoken to before)."""
+    text = ('"Will you want the trap today?" asked Mrs. Hale.\n\n'
+            '"Thank you, no," said Mr. Crowe.\n\n'
+            '"Then you will walk," said Mrs. Hale, "and be wet through. Fetch the umbrella, Betty."\n\n'
+            '"It is in the hall, ma\'am."\n\n"Betty sees to everything."\n')
+    s = said('"Is the post in?" asked Betty.\n\n' + text)
+    assert s["It is in the hall, ma'am."] == "Betty"
+    # a call in an earlier sentence is not the last thing said: the line stays unsure
+    early = said('"Is the post in?" asked Betty.\n\n' + text.replace(
+        '"and be wet through. Fetch the umbrella, Betty."', '"Betty, fetch the umbrella. You will be wet."'))
+    assert who(early, "It is in the hall") == "narration"
+
+
+def test_lines_between_two_tagged_lines_are_counted_back():
+    """Mr. Crowe and Mrs. Hale alone: a run of bare lines after his and before her tagged
+    line alternates when the count fits; an odd run, or a third speaker near, stays unsure."""
+    lines = ['"Is it raining?"', '"Since dawn."', '"Then I shall stay in."', '"And the trap?"']
+    def scene(run: list[str], extra: str = "") -> dict[str, str]:
+        return said(extra + "Mrs. Hale poured the tea, and Mr. Crowe watched the window.\n\n"
+                    '"A grey morning," said Mr. Crowe.\n\n' + "\n\n".join(run) +
+                    '\n\n"You had better walk," said Mrs. Hale.\n')
+    s = scene(lines)
+    assert [s[x.strip('"')] for x in lines] == ["Mrs. Hale", "Mr. Crowe", "Mrs. Hale", "Mr. Crowe"]
+    odd = scene(lines[:3])
+    assert {who(odd, x.strip('"')) for x in lines[:3]} == {"narration"}  # a two-paragraph line, or a third
+    crowd = scene(lines, extra='"Good morning," said Dr. Lamb.\n\n')
+    assert {who(crowd, x.strip('"')) for x in lines} == {"narration"}
