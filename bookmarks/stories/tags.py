@@ -89,8 +89,8 @@ SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{PROPER}|{ANAPHOR}|{_GENERIC}
 
 _LEAD = r"^[\s,.;:!?—–\-)(\[]*"
 _VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+(?:back|out|up))?(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])")
-_SUBJ_VERB = re.compile(rf"{_LEAD}(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}(?:\s+{AUX}(?:\s+{ADV})?)?\s+({VERB})\b"
-                        r"(?!\s+(?:nothing|no\b))")
+_SUBJ_VERB = re.compile(rf"{_LEAD}(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}(?:\s+(?P<aux>{AUX})(?:\s+{ADV})?)?"
+                        rf"\s+(?P<v>{VERB})\b(?!\s+(?:nothing|no\b))")
 _SENTENCE_END = re.compile(r"[.!?;](?:[’'”\")\]]*)\s+(?=[A-Z(“\"‘'_])")
 _ABBREVIATION = re.compile(r"\b(Mr|Mrs|Ms|Mme|Mlle|Dr|St|Messrs|Rev|Prof|Capt|Col|Gen|Lieut|Sgt|Jr|Sr|"
                            r"[A-HJ-Z])\.(?=\s)")
@@ -139,10 +139,18 @@ def tag_after(seg: str) -> Tag | None:
     seg = clean(seg)
     for pattern in (_HEARD, _WAS_REPLY, _VERB_SUBJ, _SUBJ_VERB):
         if m := pattern.match(seg):
+            if pattern is _SUBJ_VERB and _passive(m):
+                return None  # `"And you?" I was asked.`: I am the one spoken to
             if pattern is _VERB_SUBJ and (both := _AND_OTHER.match(seg, m.end())):
                 return Tag(seg[m.start("s"):both.end("s2")], m.start("s"), both.end("s2"))
             return _tag(m)
     return None
+
+
+def _passive(m: re.Match) -> bool:
+    """`I was asked`, `he was told`: was/were/is before a verb that is no -ing form."""
+    return bool(m.group("aux")) and m.group("aux") in ("was", "were", "is") \
+        and not m.group("v").endswith("ing")
 
 
 # `cried Harriet and Maria together`: two speak at once (no `and Mr. Lucas laughed`)

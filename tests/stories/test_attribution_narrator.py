@@ -134,3 +134,12 @@ def test_a_description_continued_by_he_or_she_is_a_speaker():
 def who(s: dict[str, str], fragment: str) -> str:
     """The character of the action holding `fragment` (narration keeps a quotation's marks)."""
     return next(c for t, c in s.items() if fragment in t)
+
+
+def test_i_was_asked_is_no_line_of_mine():
+    """`"And you?" I was asked.`: the narrator is the one spoken to (a passive is no tag);
+    `I was saying` still is one."""
+    s = said(EVENING + '"And you, Miss Alder?" I was asked.\n\n'
+             '"I was thinking of it," I was saying, when the bell rang.\n')
+    assert who(s, "And you, Miss Alder?") != "Miss Alder"
+    assert who(s, "I was thinking of it") == "Miss Alder"
