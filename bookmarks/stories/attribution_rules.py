@@ -124,9 +124,11 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
             return None
         if who and self.stage == "back" and pi and not any(q.speech for q in self.paras[pi - 1].quotes) \
                 and who not in {n for _, n, _ in self.events[pi - 1]} \
-                and not re.search(_GENDER_WORDS[g], blank_quotes(self.paras[pi - 1]), re.I):
+                and not re.search(_GENDER_WORDS[g], blank_quotes(self.paras[pi - 1]), re.I) \
+                and self._strangers(self.paras[pi - 1], set()):
             return self._sole_of_sex(g, pi)  # narration between with no `he` or name: `… rose
             # the voice of a lecturer` is no one of the last lines, only the one of that sex there
+            # (narration of no one, `A shrill little whistle came from ahead.`, changes nothing)
         if g == "n" and who and "n" not in self.cast.gender(who) \
                 and not (self.stage == "subject" and not self.cast.gender(who)):
             return None  # `it said`: a note, a voice — only the subject just named, if no one's sex

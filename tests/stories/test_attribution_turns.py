@@ -199,3 +199,16 @@ def test_lines_between_two_tagged_lines_are_counted_back():
     assert {who(odd, x.strip('"')) for x in lines[:3]} == {"narration"}  # a two-paragraph line, or a third
     crowd = scene(lines, extra='"Good morning," said Dr. Lamb.\n\n')
     assert {who(crowd, x.strip('"')) for x in lines} == {"narration"}
+
+
+def test_narration_of_no_one_between_keeps_he_for_the_last_man():
+    """`The rain beat on the glass.` names no one and brings no one in: `he said` after it
+    is still the man who spoke last, though the scene has named another man (who went out)."""
+    text = ("Mr. Lamb had gone out early, and Mrs. Hale was alone with her lodger.\n\n"
+            '"More tea?" asked Mrs. Hale.\n\n'
+            '"A grey morning," said Mr. Crowe. "Thank you, no."\n\n'
+            "The rain beat on the glass of the long window.\n\n"
+            '"It will clear by noon," he said.\n')
+    assert said(text)["It will clear by noon."] == "Mr. Crowe"
+    stranger = text.replace("The rain beat", "A gentleman in a wet coat came up the path; the rain beat")
+    assert who(said(stranger), "It will clear by noon") == "narration"  # he may be the newcomer
