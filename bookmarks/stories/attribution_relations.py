@@ -57,8 +57,12 @@ class RelationRules:
         fits = {n for n in scene
                 if (not want or fits_gender(want, self.cast.gender(n))) and self._elder(n, rel)}
         if not fits:
-            # `cried her sister` with a named sister speaking elsewhere in the chapter: unsure
-            return bool({n for n in self._chapter_speakers(pi, want) - {owner} if self._elder(n, rel)}), None
+            # `cried her sister` with a named sister speaking elsewhere in the chapter: unsure;
+            # `said her father` where one titled man has spoken in the chapter: him
+            elders = {n for n in self._chapter_speakers(pi, want) - {owner} if self._elder(n, rel)}
+            if rel in _ELDER and want and len(elders) == 1:
+                return True, elders.pop()
+            return bool(elders), None
         return True, (fits.pop() if len(fits) == 1 else None)
 
     def _elder(self, name: str, rel: str) -> bool:

@@ -433,7 +433,8 @@ def attribute_dialogue(
     cast = Cast(paras, checker, narrator, forms)
     resolver = StrictResolver(paras, cast, narrator)
     resolver.run()
-    merges = {d: n for d, n in resolver.slot_merges(_described).items() if _proper(cast, n)}
+    merges = {d: n for d, n in resolver.slot_merges(_described).items() if _proper(cast, n)
+              and resolver._elder(n, d.split()[-1].casefold())}  # `Mother` is no `Kitty`
     if merges:  # `replied the servant` where Poole's turn was (not `the boy` into `the captain`)
         paras = _read(paragraphs, quote_style(text))
         mark_written(paras)

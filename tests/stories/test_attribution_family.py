@@ -215,3 +215,33 @@ def test_with_no_exchange_running_the_one_person_a_short_narration_shows_speaks_
             "Harriet said that it would clear, and opened her book.\n\n"
             '"Tut, tut! Harriet! It will rain all day."\n')
     assert who(text, "Tut, tut!") == "narration"  # she has spoken, and is the one called
+
+
+def test_her_father_is_the_one_titled_man_who_spoke_in_the_chapter():
+    """`said her father` with nobody about who fits: the one man with a title (`Mr. Grey`)
+    who has spoken in the chapter; with two such men it stays unsure."""
+    text = ('"Is the carriage ready?" asked Mr. Grey.\n\n"It is at the door," said Hannah.\n\n'
+            "The family drove to the assembly rooms, and the evening passed as such evenings pass. "
+            "There was music, and there was a great deal of talk about the new tenant of the Hall.\n\n"
+            "The next morning the girls sat at their work in the little parlour.\n\n"
+            '"Do not cough so, Kitty," said Harriet.\n\n'
+            '"Kitty has no discretion in her coughs," said her father; "she times them ill."\n')
+    assert who(text, "Kitty has no discretion") == "Mr. Grey"
+    two = text.replace('"It is at the door," said Hannah.', '"It is at the door," said Mr. Lucas.')
+    assert who(two, "Kitty has no discretion") == "narration"
+
+
+def test_her_mother_taking_a_girl_s_turns_is_not_that_girl():
+    """`said her mother` where Kitty's turn would be, again and again: the lines show
+    one person taking another's place, but a mother is no `Kitty` (a first name without a
+    title): the two stay apart."""
+    text = ('"I do not cough for my own amusement," replied Kitty.\n\n'
+            '"When is the ball?" asked Mr. Grey.\n\n'
+            '"Not for a fortnight," said her mother.\n\n'
+            '"And who will pay for it?" asked Mr. Grey.\n\n'
+            '"Your purse, my dear," said her mother.\n\n'
+            '"My purse is empty," said Mr. Grey.\n\n'
+            '"Then fill it," said her mother.\n')
+    story = parse_story(text.encode(), "t.txt", fmt="prose")
+    assert {c.name for c in story.characters} == {"Kitty", "Mr. Grey", "Mother"}
+    assert who(text, "Then fill it.") == "Mother"
