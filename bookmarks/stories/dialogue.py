@@ -48,6 +48,7 @@ from bookmarks.stories.tags import (
     TITLES,
     UPPER,
     Tag,
+    beat,
     clean,
     tag_after,
     tag_before,
@@ -120,6 +121,13 @@ class Cast:
             for tag in [*p.after, *p.before]:
                 if tag and (name := display_name(tag.subject, checker, self.nouns)):
                     found.setdefault(name, tag.subject)
+        for pi in range(len(paras) - 1):  # `The new boy stepped over promptly, and said:` ¶ `"…"`
+            text = re.sub(r":\s*[—–-]+$", ":", paras[pi].text.rstrip())
+            if not paras[pi].quotes and text.endswith(":") and paras[pi + 1].quotes \
+                    and not paras[pi + 1].text[:paras[pi + 1].quotes[0].start].strip() \
+                    and (tag := tag_before(text) or beat(text)) \
+                    and (name := display_name(tag.subject, checker, self.nouns)):
+                found.setdefault(name, tag.subject)
         for name, surface in _described_speakers(paras, checker, self.nouns).items():
             found.setdefault(name, surface)  # `The strange woman spoke first.` ¶ `"…," she said.`
         told = [p for p in paras if not heading(p)]  # `My Man Jeeves`, `by Charlotte Brontë`

@@ -143,3 +143,17 @@ def test_i_was_asked_is_no_line_of_mine():
              '"I was thinking of it," I was saying, when the bell rang.\n')
     assert who(s, "And you, Miss Alder?") != "Miss Alder"
     assert who(s, "I was thinking of it") == "Miss Alder"
+
+
+def test_a_description_that_introduces_the_next_line_is_a_speaker():
+    """`The new boy stepped over the line, and said:` ¶ `"…"`: a description introducing
+    a line makes a character as `said the new boy` does, and the two then take turns."""
+    text = ('"I dare you to step over that," said Tom.\n\n'
+            "The new boy stepped over the line at once, and said:\n\n"
+            '"Now let us see you do it."\n\n'
+            '"Do not crowd me now."\n\n'
+            '"Well, why do you not do it?"\n')
+    s = said(text)
+    assert s["Now let us see you do it."] == "New boy"
+    assert s["Do not crowd me now."] == "Tom"
+    assert s["Well, why do you not do it?"] == "New boy"
