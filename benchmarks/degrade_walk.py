@@ -95,8 +95,8 @@ def show(method: str, r: dict) -> None:
     for f in r["fallbacks"]:
         print(f"          fallback {f['step']}: {f['outcome'][:80]} ({f['reason'][:90]})", flush=True)
     for x in r.get("rejected", []):
-        what = "trimmed" if x["reason"].startswith(TRIMMED) else "re-asked"
-        print(f"          {what}: {x['reason'][:70]} ← {x['reply'][:60]!r}", flush=True)
+        what = "" if x["reason"].startswith(TRIMMED) else "re-asked: "  # the reason says trimmed
+        print(f"          {what}{x['reason'][:70]} ← {x['reply'][:60]!r}", flush=True)
 
 
 def tally(method: str, records: list[dict], seconds: float, cut_reasks: int | None) -> dict:
