@@ -311,21 +311,58 @@ def fill_between(paras, cast, narrator: str | None = None) -> None:
 
 
 def _fill(paras, cast, k: int, j: int, narrator: str | None) -> None:
-    if not k or j + 1 >= len(paras) or (j - k + 1) % 2:
+    if not k or j + 1 >= len(paras):
         return
     prev, nxt = paras[k - 1], paras[j + 1]
-    if prev.chapter != paras[k].chapter or nxt.chapter != paras[k].chapter:
+    if not nxt.quotes and j + 2 < len(paras) and _introduces(nxt, paras[j + 2]):
+        nxt = paras[j + 2]  # `An uncomfortable pause. Then Tom said:` ¶ `"…"`: no turn between
+    if prev.chapter != paras[k].chapter or nxt.chapter != paras[k].chapter or not nxt.quotes:
         return
     a = next((s for s in reversed(prev.speakers) if s), None)
     b = nxt.speakers[0] if nxt.speakers else None
-    if not a or not b or a == b or nxt.text[:nxt.quotes[0].start].strip() \
-            or not nxt.how[0].startswith(("after:", "before:")):
+    if not a or not b or nxt.text[:nxt.quotes[0].start].strip() \
+            or not nxt.how[0].startswith(("after:", "before:", "introduced")):
         return  # B's line must open its paragraph with a tag of its own (not a turn)
     around = range(max(0, k - SCENE_TALK), min(len(paras), j + 2 + SCENE_TALK))
+    if a == b:  # `"…," said Tom.` … `Then Tom said:`: the one other who talks in this scene
+        others = {s for n in _scene(paras, k, j) for s in paras[n].speakers if s} - {a}
+        if len(others) != 1:
+            return
+        b = others.pop()
+        if (j - k + 1) % 2 == 0:
+            return
+        turns = [a if (n - k) % 2 else b for n in range(k, j + 1)]
+        _give(paras, cast, k, j, a, b, turns)
+        return
+    if (j - k + 1) % 2:
+        return
     if {s for n in around if paras[n].chapter == paras[k].chapter
             for s in paras[n].speakers if s} - {a, b}:
         return  # a third speaks near: the count may skip them
     turns = [a if (n - k) % 2 else b for n in range(k, j + 1)]
+    _give(paras, cast, k, j, a, b, turns)
+
+
+def _scene(paras, k: int, j: int) -> list[int]:
+    """The paragraphs around k..j up to SCENE_TALK away on either side, not across a
+    chapter break nor a narration paragraph longer than BRIDGE_WORDS (the scene moves on)."""
+    out = []
+    for step, start in ((-1, k - 1), (1, j + 1)):
+        n = start
+        while 0 <= n < len(paras) and abs(n - start) < SCENE_TALK and paras[n].chapter == paras[k].chapter \
+                and (paras[n].quotes or len(paras[n].text.split()) <= BRIDGE_WORDS):
+            out.append(n)
+            n += step
+    return out
+
+
+def _introduces(p, nxt) -> bool:
+    """A short narration paragraph that ends by introducing the next one's line."""
+    return len(p.text.split()) <= BRIDGE_WORDS and bool(nxt.how) and nxt.how[0] == "introduced" \
+        and re.search(r":\s*[—–-]*$", p.text.rstrip()) is not None
+
+
+def _give(paras, cast, k: int, j: int, a: str, b: str, turns: list[str]) -> None:
     for n, who in zip(range(k, j + 1), turns, strict=True):
         text = " ".join(q.text for q in paras[n].quotes)
         named = {name for _, _, name, _ in cast.mentions(text)}

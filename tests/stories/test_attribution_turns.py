@@ -212,3 +212,20 @@ def test_narration_of_no_one_between_keeps_he_for_the_last_man():
     assert said(text)["It will clear by noon."] == "Mr. Crowe"
     stranger = text.replace("The rain beat", "A gentleman in a wet coat came up the path; the rain beat")
     assert who(said(stranger), "It will clear by noon") == "narration"  # he may be the newcomer
+
+
+def test_lines_counted_back_from_a_line_introduced_by_narration():
+    """Mr. Crowe speaks first and Mrs. Hale's turns are untagged: the run ends at `Then Mrs.
+    Hale said:` ¶ `"…"` (no turn in between); when the same one speaks at both ends, the
+    run is the one other's who talks in the scene and theirs in turn (an odd run)."""
+    def scene(run: list[str], end: str, after: str = "") -> dict[str, str]:
+        return said("Mrs. Hale came in with the tea.\n\n"
+                    '"A grey morning," said Mr. Crowe.\n\n' + "\n\n".join(run) +
+                    f"\n\nThere was a pause. Then {end} said:\n\n" + '"You had better walk."\n' + after)
+    lines = ['"Is it raining?"', '"Since dawn."']
+    s = scene(lines, "Mrs. Hale")
+    assert [s[x.strip('"')] for x in lines] == ["Mrs. Hale", "Mr. Crowe"]
+    three = lines + ['"And the trap?"']
+    same = scene(three, "Mr. Crowe", '\n"I shall," said Mrs. Hale.\n')
+    assert [who(same, x.strip('"')) for x in three] == ["Mrs. Hale", "Mr. Crowe", "Mrs. Hale"]
+    assert {who(scene(three, "Mr. Crowe"), x.strip('"')) for x in three} == {"narration"}  # who else?
