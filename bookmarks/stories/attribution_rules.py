@@ -65,6 +65,8 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         return super().explicit(pi, p, i)
 
     def _explicit(self, pi: int, p, i: int) -> tuple[str | None, str]:
+        if teller := self._teller(pi, p, i):
+            return teller, "story"
         who, how = super()._explicit(pi, p, i)
         if who is None and self.stage == "unsure":
             return None, "unknown"
@@ -81,6 +83,25 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
                 and not any([*p.after, *p.before]) and (actor := self._beat(pi)):
             return actor, "beat-paragraph"
         return who, how
+
+    def _teller(self, pi: int, p, i: int) -> str | None:
+        """`“I did not like it. …` ¶ `“‘They aren’t straight,’” answered the other.`: a
+        paragraph that goes on with a story left open (the last paragraph's speech did not
+        close) by opening with words quoted inside it is the teller's, tags and all — the
+        farmer's words are the Scarecrow's telling."""
+        q = p.quotes[i]
+        if i:
+            return p.speakers[0] if p.how[0] == "story" and self._nested(p, q) else None
+        if q.start >= 5 or not self._nested(p, q) or (prev := self.last_quoted(pi)) is None \
+                or prev.chapter != p.chapter or prev.quotes[-1].closed and prev.how[-1] != "story":
+            return None  # (after a paragraph of the story, the story goes on)
+        return prev.speakers[-1]
+
+    @staticmethod
+    def _nested(p, q) -> bool:
+        """The quotation opens with a quotation of its own (`“‘…` / `'"…`)."""
+        inner = "‘'" if p.text[q.start:q.start + 1] in "“\"" else "“\""
+        return q.text.lstrip()[:1] in inner
 
     def _introduced_after_speech(self, pi: int) -> str | None:
         """A speech paragraph whose closing narration introduces the next paragraph's speech

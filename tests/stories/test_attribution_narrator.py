@@ -157,3 +157,18 @@ def test_a_description_that_introduces_the_next_line_is_a_speaker():
     assert s["Now let us see you do it."] == "New boy"
     assert s["Do not crowd me now."] == "Tom"
     assert s["Well, why do you not do it?"] == "New boy"
+
+
+def test_a_story_told_with_words_quoted_inside_is_the_teller_s():
+    """The old man tells how he was made: paragraphs that go on with his open story and
+    open with the smith's words quoted inside it (`“‘…,’” said the smith.`) are his
+    telling, tags and all; the smith says nothing himself."""
+    text = ("“How did you come to be made?” asked Nell.\n\n"
+            "“It was a long time ago,” said the old man. “The smith took a sheet of tin.\n\n"
+            "“‘That will make a fine head,’” said the smith. “‘And a finer hat,’” which was true.\n\n"
+            "“‘Now the arms,’” said the smith. And so he went on until I was done.\n\n"
+            "“What a story!” said Nell.\n")
+    story = parse_story(text.encode(), "t.txt", fmt="prose")
+    told = [a.character for a in story.actions if a.text.startswith(("‘That", "‘And", "‘Now"))]
+    assert told == ["Old man"] * 2  # the two of one paragraph make one line
+    assert "Smith" not in {c.name for c in story.characters}
