@@ -152,7 +152,10 @@ class Cast:
         self.people: dict[str, Person] = {}
         for name, head in canon.items():
             person = self.people.setdefault(head, Person(head))
-            person.forms |= {name, found[name]}
+            surface = found[name]  # `Whereupon Maurice Levy` is written so, not named so
+            if surface[:1].isupper() and not re.match(r"(?:The|An?|His|Her|My)\s", surface):
+                surface = checker.clean(surface) or surface
+            person.forms |= {name, surface}
         if narrator:
             self.people.setdefault(narrator, Person(narrator)).forms |= (narrator_forms or set())
         self.speakers = {canon.get(n, n) for n in tagged} | ({narrator} if narrator else set())

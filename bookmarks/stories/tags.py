@@ -71,6 +71,8 @@ he she it they we you i me him her them us my his its our your their mine hers o
 one some any all both each every either neither
 no none nobody nothing somebody someone something anybody anyone anything everybody everyone
 suddenly presently meanwhile afterwards later soon instantly dear poor old young little good
+whereupon thereupon hereupon whereat thereat wherefore therefore thus hence however moreover
+accordingly nevertheless nonetheless otherwise besides finally lastly next first
 chapter book part volume mrs mr miss ms dr sir lady lord madam god heaven
 january february march april june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday

@@ -172,3 +172,13 @@ def test_a_story_told_with_words_quoted_inside_is_the_teller_s():
     told = [a.character for a in story.actions if a.text.startswith(("‘That", "‘And", "‘Now"))]
     assert told == ["Old man"] * 2  # the two of one paragraph make one line
     assert "Smith" not in {c.name for c in story.characters}
+
+
+def test_a_sentence_adverb_before_a_name_is_no_part_of_it():
+    """`Whereupon Maurice Levy said, "…"`: the character is Maurice Levy, no alias
+    `Whereupon Maurice Levy`."""
+    text = ('"Stand forth," said Penrod.\n\n'
+            'Whereupon Maurice Levy said, "I will not."\n\n"You will," said Penrod.\n')
+    story = parse_story(text.encode(), "t.txt", fmt="prose")
+    levy = story.character("Maurice Levy")
+    assert levy is not None and not any("Whereupon" in a for a in levy.aliases)
