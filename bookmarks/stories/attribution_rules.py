@@ -462,7 +462,7 @@ def attribute_dialogue(
         cast = Cast(paras, checker, narrator, forms, merges)
         resolver = StrictResolver(paras, cast, narrator)
         resolver.run()
-    fill_between(paras, cast, narrator)
+    fill_between(paras, cast)
     drafts = [d for pi, p in enumerate(paras) for d in drafts_of(p, resolver.tags[pi])]
     spoken = {d.character for d in drafts}
     aliases = {person.name: sorted(f for f in person.forms if _fold(f) != _fold(person.name)

@@ -62,13 +62,7 @@ class TurnRules:
     def addressed(self, text: str) -> set[str]:
         """Characters a quotation calls by name: at its start or after a comma, a dash, `dear`
         or `oh`, a title allowed (`"Miss Lucy: you will …"`), and followed by a stop."""
-        out = set()
-        text = _NESTED.sub(lambda m: " " * len(m.group(0)), text)  # `‘…, Mr. Hallward?’ she said`
-        for start, end, name, _ in self.cast.mentions(text):
-            before, after = text[:start].rstrip(), text[end:end + 2]
-            if _CALL.search(before + (" " if before else "")) and (not after or after[:1] in ",!?.;:—–-"):
-                out.add(name)
-        return out
+        return calls(self.cast, text)
 
     def turn(self, pi: int, p) -> str | None:
         who = self._turn(pi, p)
@@ -290,7 +284,7 @@ def _bare_speech(p) -> bool:
     return not any(re.search(r"\w", p.seg(k)) for k in range(len(p.segs)))
 
 
-def fill_between(paras, cast, narrator: str | None = None) -> None:
+def fill_between(paras, cast) -> None:
     """Counting turns back from the next tagged line: `"…," said Jeeves.` ¶ `"…"` ¶ `"…"`
     ¶ `"…," I said.` — a run of bare lines (speech only, nobody placed) between a line of A
     and a line of B that opens its paragraph and is tagged, with nothing between, alternates
@@ -306,11 +300,11 @@ def fill_between(paras, cast, narrator: str | None = None) -> None:
         while j + 1 < len(paras) and _bare_speech(paras[j + 1]) and not any(paras[j + 1].speakers) \
                 and paras[j + 1].chapter == paras[k].chapter:
             j += 1
-        _fill(paras, cast, k, j, narrator)
+        _fill(paras, cast, k, j)
         k = j + 1
 
 
-def _fill(paras, cast, k: int, j: int, narrator: str | None) -> None:
+def _fill(paras, cast, k: int, j: int) -> None:
     if not k or j + 1 >= len(paras):
         return
     prev, nxt = paras[k - 1], paras[j + 1]
@@ -323,7 +317,6 @@ def _fill(paras, cast, k: int, j: int, narrator: str | None) -> None:
     if not a or not b or nxt.text[:nxt.quotes[0].start].strip() \
             or not nxt.how[0].startswith(("after:", "before:", "introduced")):
         return  # B's line must open its paragraph with a tag of its own (not a turn)
-    around = range(max(0, k - SCENE_TALK), min(len(paras), j + 2 + SCENE_TALK))
     if a == b:  # `"…," said Tom.` … `Then Tom said:`: the one other who talks in this scene
         others = {s for n in _scene(paras, k, j) for s in paras[n].speakers if s} - {a}
         if len(others) != 1:
@@ -336,6 +329,7 @@ def _fill(paras, cast, k: int, j: int, narrator: str | None) -> None:
         return
     if (j - k + 1) % 2:
         return
+    around = range(max(0, k - SCENE_TALK), min(len(paras), j + 2 + SCENE_TALK))
     if {s for n in around if paras[n].chapter == paras[k].chapter
             for s in paras[n].speakers if s} - {a, b}:
         return  # a third speaks near: the count may skip them
@@ -368,16 +362,17 @@ def _give(paras, cast, k: int, j: int, a: str, b: str, turns: list[str]) -> None
         named = {name for _, _, name, _ in cast.mentions(text)}
         if named & cast.speakers - {a, b}:
             return  # `"Ask Jeeves."`: a third may be there
-        if who in _calls(cast, text):
+        if who in calls(cast, text):
             return  # the count would give a line to the one it calls
     for n, who in zip(range(k, j + 1), turns, strict=True):
         paras[n].speakers = [who] * len(paras[n].quotes)
         paras[n].how = ["between"] * len(paras[n].quotes)
 
 
-def _calls(cast, text: str) -> set[str]:
+def calls(cast, text: str) -> set[str]:
+    """Characters a quotation calls by name (see `TurnRules.addressed`)."""
     out = set()
-    text = _NESTED.sub(lambda m: " " * len(m.group(0)), text)
+    text = _NESTED.sub(lambda m: " " * len(m.group(0)), text)  # `‘…, Mr. Hallward?’ she said`
     for start, end, name, _ in cast.mentions(text):
         before, after = text[:start].rstrip(), text[end:end + 2]
         if _CALL.search(before + (" " if before else "")) and (not after or after[:1] in ",!?.;:—–-"):
