@@ -55,5 +55,22 @@ def prose_paragraphs(lines: list[str], file: str) -> list[tuple[int, str, str | 
 
 
 def parse_prose(lines: list[str], file: str) -> tuple[list[Draft], dict]:
-    drafts, aliases = attribute_dialogue(prose_paragraphs(lines, file))
-    return drafts, {"aliases": aliases}
+    paragraphs = prose_paragraphs(lines, file)
+    drafts, aliases = attribute_dialogue(paragraphs)
+    return drafts, {"aliases": aliases, **title_and_author(paragraphs)}
+
+
+_BY = re.compile(r"by\s+(\S.{0,80})", re.I)
+
+
+def title_and_author(paragraphs: list[tuple[int, str, str | None]]) -> dict:
+    """A text that opens with a title line and a by-line (`The Invisible Man` ¶ `by H. G.
+    Wells`) names itself: {"title": …, "author": …}; else {}."""
+    if len(paragraphs) < 2:
+        return {}
+    (_, title, _), (_, by, _) = paragraphs[0], paragraphs[1]
+    title, by = " ".join(title.split()), " ".join(by.split())
+    if not (m := _BY.fullmatch(by)) or not title or len(title.split()) > 12 \
+            or re.search(r"[\"“”‘’]|[.!?;]$", title):
+        return {}
+    return {"title": title, "author": m.group(1)}

@@ -195,3 +195,16 @@ def test_a_group_speaker_is_never_a_major_character():
     story = parse_story(lines.encode(), "crowd.txt")
     major = {c.name for c in story.characters if c.major}
     assert "Hamlin" in major and not any(n.casefold() == "all" for n in major)
+
+
+def test_a_prose_text_that_opens_with_its_title_and_by_line_names_itself():
+    text = ("The Lamp Lighter\n\nby A. N. Writer\n\n\n\nCHAPTER I\n\n"
+            "The lamps were lit early that winter.\n\n"
+            '"Is it late?" asked Mrs. Hale.\n\n"Not yet," said Mr. Crowe.\n')
+    story = parse_story(text.encode(), "lamp_lighter_draft.txt", fmt="prose")
+    assert (story.title, story.author) == ("The Lamp Lighter", "A. N. Writer")
+    plain = parse_story(text.split("CHAPTER I\n\n", 1)[1].encode(), "lamp_lighter_draft.txt",
+                        fmt="prose")
+    assert (plain.title, plain.author) == ("Lamp Lighter Draft", "")  # from the file name
+    given = parse_story(text.encode(), "x.txt", fmt="prose", title="My own title")
+    assert given.title == "My own title"
