@@ -123,8 +123,9 @@ def read_gold(slug: str) -> tuple[str, list[Label], dict]:
 # --- actions → paragraphs --------------------------------------------------------------------
 
 
-def _subsequence(needle: list[str], hay: list[str], start: int) -> int | None:
-    """Position of needle[0] when needle is a subsequence of hay[start:], else None."""
+def _subsequence_span(needle: list[str], hay: list[str], start: int) -> tuple[int, int] | None:
+    """(position of needle[0], position after its last word) when needle is a subsequence of
+    hay[start:], else None."""
     first = None
     i = start
     for word in needle:
@@ -134,23 +135,33 @@ def _subsequence(needle: list[str], hay: list[str], start: int) -> int | None:
             return None
         first = i if first is None else first
         i += 1
-    return first
+    return (start, start) if first is None else (first, i)
+
+
+def _subsequence(needle: list[str], hay: list[str], start: int) -> int | None:
+    """Position of needle[0] when needle is a subsequence of hay[start:], else None."""
+    span = _subsequence_span(needle, hay, start)
+    return None if span is None else span[0]
 
 
 def place_actions(story: Story, text: str) -> list[int]:
-    """The gold paragraph each action comes from (-1 where none is found), in story order."""
+    """The gold paragraph each action comes from (-1 where none is found), in story order.
+    An action is looked for after where the one before it ends, not after where it starts:
+    a short speech (`And now.`) is otherwise found among the words of the long narration
+    before it."""
     paras = [tokens(text[s:e]) for s, e in paragraphs_of(text)]
     where: list[int] = []
-    cur_p, cur_pos = 0, -1
+    cur_p, cur_end = 0, 0
     for action in story.actions:
         words = tokens(action.text)
         found = -1
-        for p in range(cur_p, len(paras)):
-            first = _subsequence(words, paras[p], cur_pos + 1 if p == cur_p else 0)
-            if first is None and p == cur_p:
-                first = _subsequence(words, paras[p], 0)  # reordered within the paragraph
-            if first is not None:
-                found, cur_p, cur_pos = p, p, first
+        # after the last action in its paragraph; in the next paragraph; reordered within
+        # the paragraph (a tag's narration placed before its speech); in a later paragraph
+        tries = [(cur_p, cur_end), (cur_p + 1, 0), (cur_p, 0),
+                 *((p, 0) for p in range(cur_p + 2, len(paras)))]
+        for p, start in tries:
+            if p < len(paras) and (span := _subsequence_span(words, paras[p], start)) is not None:
+                found, cur_p, cur_end = p, p, span[1]
                 break
         where.append(found)
     return where
