@@ -178,6 +178,10 @@ class TurnRules:
             if s and q.speech and how.startswith(("after:", "before:")):  # a turn may be wrong
                 for n in self.addressed(q.text):
                     self.apart.add(frozenset((s, n)))
+        tagged, before_tagged = self._tagged(pi), self._tagged(pi - 1) if pi else set()
+        for s in tagged:  # two tagged speakers one after the other are two people
+            for t in (tagged | before_tagged) - {s}:
+                self.apart.add(frozenset((s, t)))
         if len(names) != 1 or len(before) < 2 or not pi or not any(self.paras[pi - 1].speakers) \
                 or not p.quotes or p.text[:p.quotes[0].start].strip():
             return  # only a paragraph that opens with its speech takes a turn plainly
@@ -205,6 +209,12 @@ class TurnRules:
                 if len(ns) == 1 and slots.get((d, next(iter(ns))), 0) >= 2}
 
     # --- helpers -------------------------------------------------------------------------
+
+    def _tagged(self, pi: int) -> set[str]:
+        """The speakers a paragraph's speech tags name (`said the maltster`, `Oak said`)."""
+        p = self.paras[pi]
+        return {s for q, s, how in zip(p.quotes, p.speakers, p.how, strict=True)
+                if s and q.speech and how.startswith(("after:", "before:"))}
 
     def _strangers(self, p, known: set[str]) -> bool:
         """Whether the paragraph names someone the rules cannot place: a name that is none of

@@ -65,6 +65,9 @@ _PRONOUN_GENDER = {**dict.fromkeys("he his him himself".split(), MALE),
                    **dict.fromkeys("she her hers herself".split(), FEMALE),
                    **dict.fromkeys("it its itself".split(), NEUTER)}
 _TITLE_RE = re.compile(rf"^(?:{TITLES})\.?$")
+_CALENDAR = frozenset("january february march april may june july august september october "
+                      "november december monday tuesday wednesday thursday friday saturday "
+                      "sunday".split())
 # titles that name someone by themselves: `said the King`, and a family's `said Mother`
 _BARE_TITLES = frozenset("King Queen Captain Doctor Major Colonel Professor Mother Father Granny "
                          "Grandma Grandpa Nurse".split())
@@ -98,9 +101,10 @@ class NameChecker:
         if not words or (len(words) == 1 and _TITLE_RE.match(words[0]) and words[0] not in
                          _BARE_TITLES):
             return None
-        for w in words[1:]:
-            if w[:1].isupper() and not self.is_name_word(w) and not _TITLE_RE.match(w):
-                return None
+        for k, w in enumerate(words[1:]):
+            if w[:1].isupper() and not self.is_name_word(w) and not _TITLE_RE.match(w) \
+                    and not (_TITLE_RE.match(words[k]) and w.casefold() in _CALENDAR):
+                return None  # (`Mrs. March`, `Mr. May`: a month after a title is a surname)
         return " ".join(words)
 
 

@@ -30,6 +30,11 @@ saying shouting crying calling whispering muttering murmuring repeating screamin
 asking answering replying singing roaring sobbing gasping begun told tells ejaculated
 expostulated remonstrated interposed pursued acknowledged assured rejoined vociferated
 informed ask reply answer add exclaim observe remark whisper murmur
+advised volunteered corroborated attested vouchsafed confided hazarded prompted lamented
+implored entreated begged besought coaxed soothed purred gushed quavered trilled lisped
+quoted reminded hinted commanded apologized apologised snarled whined wheezed intoned
+babbled chattered simpered spluttered sputtered boomed cooed crowed exulted re-echoed
+retorts answers rejoins remarks observes adds cries whimpers mutters
 """.split()), key=len, reverse=True)  # bare forms: `Not till then did Miss Bartlett reply:`
 _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in", "chimed in",
             "burst out", "broke out", "spoke up", "ventured to ask", "ventured to say",
@@ -80,17 +85,20 @@ monday tuesday wednesday thursday friday saturday sunday
 _NOUN = "(?:" + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True)) + ")"
 _DESC = (rf"(?:[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Mm]y|[Oo]ur|[Yy]our|a|an|A|An)\s+"
          rf"(?:(?!said\b|{_NOUN}\b)[a-z]+(?:-[a-z]+)*\s+){{0,2}}"  # `the red-faced man`
-         rf"{_NOUN}(?![-\w])")
-_POSS = rf"{PROPER}[’']s\s+(?:[a-z]+\s+)?{_NOUN}(?![-\w])"
+         rf"{_NOUN}(?!\w|-\w)")  # (`the old lady--and I`)
+_POSS = rf"{PROPER}[’']s\s+(?:[a-z]+\s+)?{_NOUN}(?!\w|-\w)"
 _NOT_ADJ = r"(?!(?:said|and|of|in|on|at|to|with|for|from|by|into|upon|that|which|who)\b)"
-_CAP_DESC = rf"(?:the|The)\s+(?:{_NOT_ADJ}[a-z][a-z-]+\s+(?:and\s+{_NOT_ADJ}[a-z][a-z-]+\s+)?){{0,2}}{PROPER}"
+_CAP_DESC = (rf"(?:the|The)\s+(?:{_NOT_ADJ}[a-z]+(?:-[a-z]+)*\s+(?:and\s+{_NOT_ADJ}[a-z]+(?:-[a-z]+)*\s+)?){{0,2}}"
+             rf"{PROPER}")  # `the good-natured Rat` (not `the old lady--and Hugh`)
 PRONOUN = r"(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|I|[Ww]e)"
 _GENERIC = r"the\s+(?!(?:same|other|others|one|rest|first|last|latter|former|whole|voice)\b)[a-z]{3,}"
 ANAPHOR = r"the\s+(?:other|latter|former)"  # `returned the other`: resolved by the exchange
-SUBJ = rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|{PROPER}|{ANAPHOR}|{_GENERIC})"
+_FOND = r"(?:poor|little|old|young|dear|good|kind|big|wise|fat|pretty|sweet|gentle|brave)\s+"
+SUBJ = (rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|(?:{_FOND})?{PROPER}|{ANAPHOR}|"
+        rf"{_GENERIC})")  # `said poor Lucy`
 
 _LEAD = r"^[\s,.;:!?—–\-)(\[]*"
-_VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+(?:back|out|up))?(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])")
+_VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+(?:back|out|up))?(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’']|-\w)")
 _SUBJ_VERB = re.compile(rf"{_LEAD}(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}(?:\s+(?P<aux>{AUX})(?:\s+{ADV})?)?"
                         rf"\s+(?P<v>{VERB})\b(?!\s+(?:nothing|no\b))")
 _SENTENCE_END = re.compile(r"[.!?;](?:[’'”\")\]]*)\s+(?=[A-Z(“\"‘'_])")
@@ -189,12 +197,31 @@ def tag_before(seg: str) -> Tag | None:
     `X looked up and said `, `she went on, without looking round, `."""
     seg = clean(seg)
     start, sentence = last_sentence(seg)
-    for v in reversed(list(re.finditer(rf"\b{VERB}\b", sentence))):
+    for v in reversed(_verbs(sentence)):
         if (found := _tag_at(sentence, v)) is not None:
             end = max(v.end(), found[0] + len(found[1]))  # `said X` ends after X
             who = re.sub(r"(?<=\w)[’']s$", "", found[1])  # `was X's answer, … and cried out`: X
             return Tag(who, start + found[0], start + end) if who else None
     return None
+
+
+# a speech verb's word used as a noun: `in a whisper`, `in a low voice and a whisper`,
+# `his answer`, `train of thought` (not `the woman said`: a noun stands before a verb)
+_DETERMINER = r"\b(?i:a|an|the|his|her|their|my|our|your|its|this|that|of|no)\s+"
+_NOUN_FORMS = frozenset("whisper answer reply cry call thought remark shout murmur sigh laugh "
+                        "question greeting sob groan retort echo growl mutter scream roar".split())
+
+
+def _verbs(sentence: str) -> list[re.Match]:
+    """The speech verbs of a sentence, not the same words used as nouns."""
+    out = []
+    for v in re.finditer(rf"\b{VERB}\b", sentence):
+        head = sentence[max(0, v.start() - 40):v.start()]
+        if re.search(_DETERMINER + "$", head) or (v.group(0) in _NOUN_FORMS and re.search(
+                _DETERMINER + r"[a-z]+(?:-[a-z]+)*\s+$", head)):
+            continue
+        out.append(v)
+    return out
 
 
 def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
@@ -214,7 +241,7 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     if m := re.search(rf"(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s*$", head):
         if not _object_pronoun(head, m):
             return m.start("s"), m.group("s")
-    if m := re.match(rf"(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’'-])", after):
+    if m := re.match(rf"(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’']|-\w)", after):
         return v.end() + m.start("s"), m.group("s")
     head = _TIME_PHRASE.sub(" ", head)  # `and after a few moments added:`, `and, in a low voice, said`
     if re.search(r"(?:\band|\bthen|,)\s*(?:(?:\w+ly|had|has|have|was|were|just|then|again|began|"
@@ -271,7 +298,7 @@ def unknown_tag(seg: str, after: bool) -> bool:
     if seg.rstrip()[-1:] in ".!?":
         return False
     _, sentence = last_sentence(seg)
-    return any(_tag_at(sentence, v) == (0, "") for v in re.finditer(rf"\b{VERB}\b", sentence))
+    return any(_tag_at(sentence, v) == (0, "") for v in _verbs(sentence))
 
 
 def _object_pronoun(head: str, m: re.Match) -> bool:

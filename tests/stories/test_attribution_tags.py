@@ -1,0 +1,68 @@
+"""Prose speech tags, on text written for these tests (the Wrenns at the mill): a speech
+verb's word used as a noun (`in a whisper`) is no second tag; a kind word before a name
+(`said poor Nell`); a description followed by a dash (`the old lady--and Hugh nodded`); less common
+speech verbs; a month after a title is a surname (`Mrs. March`); two speakers whose tags
+follow one another are two people, not a description merged into a name."""
+
+from __future__ import annotations
+
+from tests.stories.test_attribution_family import who
+
+
+def test_a_speech_word_used_as_a_noun_leaves_the_speech_with_its_speaker():
+    text = ('"Are you cold?" asked Hugh.\n\n'
+            '"Dear Hugh," said Nell, in a whisper, "I am only tired of waiting."\n\n'
+            '"Then we go," said Hugh, with a short laugh, "before the train of thought is lost."\n')
+    assert who(text, "I am only tired of waiting.") == "Nell"
+    assert who(text, "before the train of thought is lost.") == "Hugh"
+
+
+def test_a_kind_word_before_a_name_is_not_part_of_the_speaker():
+    text = ('"The mill wheel is stuck again," said Hugh.\n\n'
+            '"Then we shall have no flour," said poor Nell.\n\n'
+            '"Nor bread," added little Bess, with a sniff.\n')
+    assert who(text, "Then we shall have no flour.") == "Nell"
+    assert who(text, "Nor bread.") == "Bess"
+
+
+def test_a_description_followed_by_a_dash_is_the_speaker():
+    text = ('Hugh and the old lady stood by the race.\n\n'
+            '"The water is low this year," muttered the old lady--and Hugh nodded.\n')
+    assert who(text, "The water is low this year") == "Old lady"  # not `the old lady--and Hugh`
+
+
+def test_less_common_speech_verbs_are_tags():
+    text = ('"We could mend it ourselves," advised Hugh.\n\n'
+            '"With what?" corroborated Nell.\n\n'
+            '"Mrs. Wrenn has the tools," volunteered Bess.\n\n'
+            '"Idiot!" re-echoed Hugh, laughing.\n')
+    assert who(text, "We could mend it ourselves") == "Hugh"
+    assert who(text, "With what?") == "Nell"
+    assert who(text, "has the tools") == "Bess"
+    assert who(text, "Idiot!") == "Hugh"
+
+
+def test_a_month_after_a_title_is_a_surname():
+    text = ('"Supper is ready," said Mrs. March, with a smile.\n\n'
+            '"Look under the cloth," replied Mrs. March.\n\n'
+            'It was late in March when the snow went.\n')
+    assert who(text, "Supper is ready") == "Mrs. March"
+    assert who(text, "Look under the cloth") == "Mrs. March"
+
+
+def test_speakers_tagged_one_after_the_other_are_two_people():
+    # the miller speaks twice where Mr. Wrenn's turn was, which alone would make him Mr.
+    # Wrenn; but the text tags the two one right after the other, so they are two people
+    text = ('"The wheel is stuck," said Hugh.\n\n'
+            '"Since Monday," said Mr. Wrenn.\n\n'
+            '"Then we must mend it," said Hugh.\n\n'
+            '"With what?" continued the miller.\n\n'
+            '"With rope," said Hugh.\n\n'
+            '"Rope rots," said Mr. Wrenn.\n\n'
+            '"Chain, then," said Hugh.\n\n'
+            '"Chain costs money," said the miller.\n\n'
+            '"I will pay," said Mr. Wrenn.\n\n'
+            '"You are kind," said the miller.\n')
+    assert who(text, "With what?") == "Miller"
+    assert who(text, "You are kind") == "Miller"
+    assert who(text, "I will pay") == "Mr. Wrenn"
