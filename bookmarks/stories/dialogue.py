@@ -50,6 +50,7 @@ from bookmarks.stories.tags import (
     Tag,
     beat,
     clean,
+    open_tag_after,
     tag_after,
     tag_before,
 )
@@ -80,6 +81,11 @@ class Para:
         return self.text[self.segs[i][0]:self.segs[i][1]]
 
 
+def _opens_sentence(before: str) -> bool:
+    """A quotation after this narration starts a sentence (not `the word "liberality,"`)."""
+    return not before.strip() or bool(re.search(r"[.!?:;—–\-”\"’']\s*$", before))
+
+
 def _read(paragraphs: list[tuple[int, str, str | None]], style: str) -> list[Para]:
     out: list[Para] = []
     open_before = False
@@ -88,7 +94,9 @@ def _read(paragraphs: list[tuple[int, str, str | None]], style: str) -> list[Par
         bounds = [0, *[b for q in quotes for b in (q.start, q.end)], len(text)]
         segs = [(bounds[k], bounds[k + 1]) for k in range(0, len(bounds), 2)]
         p = Para(line, text, chapter, quotes, segs)
-        p.after = [tag_after(p.seg(i + 1)) for i in range(len(quotes))]
+        p.after = [tag_after(p.seg(i + 1)) or (open_tag_after(quotes[i].text, p.seg(i + 1))
+                                                if _opens_sentence(p.seg(i)) else None)
+                   for i in range(len(quotes))]
         if quotes and (t := p.after[-1]) and re.search(r"[.!?]\W*$", quotes[-1].text) \
                 and re.fullmatch(r"[\s:]*:[\s—–-]*", clean(p.seg(len(quotes)))[t.end:]):
             p.after[-1] = None  # `"…." But Phyllis said:—` speaks the next paragraph

@@ -157,6 +157,26 @@ def tag_after(seg: str) -> Tag | None:
     return None
 
 
+# `"Come on," Jones grated,` / `"What?" he snapped.`: after a quotation that leaves its
+# sentence open (a comma, or `?`/`!` before narration in lower case), a name or pronoun and
+# any past-tense verb is the tag, whatever the verb
+_OPEN_TAG = re.compile(rf"{_LEAD}(?P<s>{_DESC}|{PRONOUN}|{PROPER})(?:\s+{ADV})?\s+"
+                       r"(?P<v>[a-z]{2,}ed)\b(?!\s+(?:by|that)\b)")
+
+
+def open_tag_after(quote: str, seg: str) -> Tag | None:
+    """The tag after a quotation whose sentence goes on into the narration, by any verb."""
+    seg = clean(seg)
+    quote = quote.rstrip()
+    if not (quote.endswith(",") or quote[-1:] in "?!—–-" and re.match(r"\s*[a-z]", seg)):
+        return None
+    m = _OPEN_TAG.match(seg)
+    if not m or m.group("s").split()[0].casefold() in STOP_WORDS and not re.fullmatch(
+            PRONOUN, m.group("s")) and not re.match(_DESC, m.group("s")):
+        return None
+    return _tag(m)
+
+
 def _passive(m: re.Match) -> bool:
     """`I was asked`, `he was told`: was/were/is before a verb that is no -ing form."""
     return bool(m.group("aux")) and m.group("aux") in ("was", "were", "is") \

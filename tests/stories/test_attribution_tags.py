@@ -66,3 +66,13 @@ def test_speakers_tagged_one_after_the_other_are_two_people():
     assert who(text, "With what?") == "Miller"
     assert who(text, "You are kind") == "Miller"
     assert who(text, "I will pay") == "Mr. Wrenn"
+
+
+def test_a_quotation_left_open_takes_any_past_tense_verb_as_its_tag():
+    text = ('Jones and Nell hauled on the rope.\n\n'
+            '"Come on," Jones grated, pulling at the rope.\n\n'
+            '"Why me?" she bristled.\n\n'
+            'At the word "liberality," Jones frowned.\n')
+    assert who(text, "Come on.") == "Jones"
+    assert who(text, "Why me?") == "Nell"
+    assert who(text, "liberality") == "narration"  # a word quoted mid-sentence speaks not
