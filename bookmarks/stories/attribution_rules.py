@@ -42,7 +42,7 @@ from bookmarks.stories.attribution_turns import TurnRules, fill_between
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
-from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, beat, tag_before
+from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, beat, is_tag_only, tag_before
 
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
@@ -266,6 +266,8 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         out = listeners(tail, self.cast.mentions(tail))
         if 0 <= self.quote < len(p.quotes):
             out |= self.addressed(p.quotes[self.quote].text)
+            if self.quote and is_tag_only(p.seg(self.quote)):  # `"Come, Darcy," said he, "I …"`:
+                out |= self.addressed(p.quotes[self.quote - 1].text)  # one speech, one listener
         return out
 
     def anaphor(self, word: str, pi: int, pos: int) -> str | None:

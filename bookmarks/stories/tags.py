@@ -66,6 +66,11 @@ parson vicar rector priest widow baby infant friend companion
 lawyer butler footman coachman waiter porter clergyman curate bishop surgeon
 physician chemist farmer shepherd merchant student governess policeman constable detective
 secretary knight squire boatman ferryman fisherman beggar pedlar innkeeper
+driver cabman shopman shopkeeper tradesman grocer baker butcher carpenter seaman steward
+stewardess conductor janitor housemaid chambermaid valet postman milkman newsboy waitress
+barmaid magistrate monk nun teacher schoolmaster schoolmistress tutor fellow chap kid
+youngster newcomer traveller traveler passenger tramp peasant villager labourer laborer
+workman miner miller hunter sheriff prebendary canon chancellor dean archdeacon
 """.split())
 STOP_WORDS = frozenset("""
 the a an and but or nor for so yet then than that this these those there here when where

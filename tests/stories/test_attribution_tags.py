@@ -76,3 +76,19 @@ def test_a_quotation_left_open_takes_any_past_tense_verb_as_its_tag():
     assert who(text, "Come on.") == "Jones"
     assert who(text, "Why me?") == "Nell"
     assert who(text, "liberality") == "narration"  # a word quoted mid-sentence speaks not
+
+
+def test_a_speech_cut_by_its_tag_has_one_listener():
+    # `he` is not Darcy, whom the first half of the speech calls by name
+    text = ('Elizabeth sat down; Mr. Darcy was standing near enough to hear.\n\n'
+            '"Come, Darcy," said he, "I must have you dance."\n')
+    assert who(text, "I must have you dance") != "Mr. Darcy"
+
+
+def test_a_calling_is_a_speaker():
+    text = ('"Where to, sir?" asked the driver.\n\n'
+            '"Two loaves," said the baker to the newcomer.\n\n'
+            '"An old man never likes changes," said the dean.\n')
+    assert who(text, "Where to, sir?") == "Driver"
+    assert who(text, "Two loaves.") == "Baker"
+    assert who(text, "never likes changes") == "Dean"
