@@ -218,8 +218,9 @@ def test_lines_counted_back_from_a_line_introduced_by_narration():
     """Mr. Crowe speaks first and Mrs. Hale's turns are untagged: the run ends at `Then Mrs.
     Hale said:` ¶ `"…"` (no turn in between); when the same one speaks at both ends, the
     run is the one other's who talks in the scene and theirs in turn (an odd run)."""
-    def scene(run: list[str], end: str, after: str = "") -> dict[str, str]:
-        return said("Mrs. Hale came in with the tea.\n\n"
+    def scene(run: list[str], end: str, after: str = "",
+              opening: str = "Mrs. Hale came in with the tea.") -> dict[str, str]:
+        return said(f"{opening}\n\n"
                     '"A grey morning," said Mr. Crowe.\n\n' + "\n\n".join(run) +
                     f"\n\nThere was a pause. Then {end} said:\n\n" + '"You had better walk."\n' + after)
     lines = ['"Is it raining?"', '"Since dawn."']
@@ -228,4 +229,9 @@ def test_lines_counted_back_from_a_line_introduced_by_narration():
     three = lines + ['"And the trap?"']
     same = scene(three, "Mr. Crowe", '\n"I shall," said Mrs. Hale.\n')
     assert [who(same, x.strip('"')) for x in three] == ["Mrs. Hale", "Mr. Crowe", "Mrs. Hale"]
-    assert {who(scene(three, "Mr. Crowe"), x.strip('"')) for x in three} == {"narration"}  # who else?
+    # nobody else has spoken: Mrs. Hale, whom the narration brought in, is the one other
+    # (attribution_exchange); where the narration names nobody, who else? — narration
+    alone = scene(three, "Mr. Crowe")
+    assert [who(alone, x.strip('"')) for x in three] == ["Mrs. Hale", "Mr. Crowe", "Mrs. Hale"]
+    nobody = scene(three, "Mr. Crowe", opening="The tea came in.")
+    assert {who(nobody, x.strip('"')) for x in three} == {"narration"}

@@ -1,0 +1,41 @@
+"""An untagged exchange solved as a whole (attribution_exchange), on text written for these
+tests: Mother and Tom at the breakfast table, the run of bare lines opening untagged and
+placed by a later tag and by the names the lines call."""
+
+from __future__ import annotations
+
+from tests.stories.test_attribution_family import who
+
+OPENING = "The kitchen was warm and the kettle sang on the hob.\n\n"
+LINES = ['"Is the post come?"', '"Not yet, Tom."', '"Nothing from Father?"']
+
+
+CLOSING = "\n\nA knock came at the door, and Tom ran to it.\n\n\"It's the postman!\" cried Tom.\n"
+
+
+def scene(lines: list[str], end: str = '"Eat your porridge," said Mother.') -> str:
+    return OPENING + "\n\n".join(lines) + "\n\n" + end + CLOSING
+
+
+def test_a_run_that_opens_untagged_is_counted_back_from_its_tag_and_its_calls():
+    text = scene(LINES)
+    assert [who(text, x.strip('"')) for x in LINES] == ["Tom", "Mother", "Tom"]
+
+
+def test_a_call_of_anyone_else_leaves_the_run_alone():
+    lines = [*LINES[:2], '"Ask Jane about it."', '"Jane, is the post come?"']
+    text = scene(lines)
+    assert who(text, "Is the post come?") == "narration"  # (only the count could place it)
+
+
+def test_lines_that_do_not_fit_one_alternation_are_left_alone():
+    # the call makes the first line Mother's, and so does the tag three lines later
+    lines = ['"Is the post come, Tom?"', '"Not yet."', '"Nothing from Father?"']
+    text = scene(lines)
+    assert who(text, "Nothing from Father?") == "narration"
+
+
+def test_a_third_speaker_near_leaves_the_run_alone():
+    # Jane answers Mother: the run's tagged lines name three people, so it is no exchange of two
+    text = scene(LINES, '"Eat your porridge," said Mother.\n\n"I have," said Jane.')
+    assert who(text, "Is the post come?") == "narration"
