@@ -15,14 +15,19 @@ is left to this pass, after the others:
   the other's) must fall on the same alternation; a call of anyone else, a line given to the
   one it calls, or a third speaker near the run leaves the whole run as it was.
 
-Only bare lines (speech and nothing else) are given a speaker, `how` = `exchange`.
+Bare lines (speech and nothing else) are given a speaker, and lines whose narration names no
+one and whose only subject is `he` or `she` (`"…," she said.`, `"…" He laughed.`), which
+must fit the count (and place it, where the two are a man and a woman); `how` = `exchange`.
 """
 
 from __future__ import annotations
 
-from bookmarks.stories.attribution_turns import SCENE_TALK, _bare_speech, calls
+import re
 
-RUN_LIMIT = 30  # speech paragraphs in one run; a longer run is several scenes or a crowd
+from bookmarks.stories.attribution_turns import _bare_speech, calls, name_only
+
+REACH = 12  # speech paragraphs on either side of a block of bare lines that its count reads
+NEAR = 6  # paragraphs around the run in which no one else may speak
 
 
 def solve_exchanges(paras, cast) -> None:
@@ -31,9 +36,9 @@ def solve_exchanges(paras, cast) -> None:
         if not (_bare_speech(paras[k]) and not any(paras[k].speakers)):
             k += 1
             continue
-        start, end = _run(paras, k)
+        start, block, end = _run(paras, k)
         _solve(paras, cast, start, end)
-        k = end + 1
+        k = block + 1
 
 
 def _single(p) -> str | None:
@@ -47,38 +52,51 @@ def _in_run(p, chapter) -> bool:
         and any(q.speech for q in p.quotes)
 
 
-def _run(paras, k: int) -> tuple[int, int]:
+def _run(paras, k: int) -> tuple[int, int, int]:
+    """The speech paragraphs around the bare line k: its block of bare lines and up to
+    REACH speech paragraphs on either side (a long talk is read in windows)."""
     chapter = paras[k].chapter
     start = end = k
-    while start > 0 and _in_run(paras[start - 1], chapter) and end - start < RUN_LIMIT:
-        start -= 1
-    while end + 1 < len(paras) and _in_run(paras[end + 1], chapter) and end - start < RUN_LIMIT:
+    while end + 1 < len(paras) and _in_run(paras[end + 1], chapter) and not any(paras[end + 1].speakers) \
+            and _bare_speech(paras[end + 1]):
         end += 1
-    return start, end
+    block = end
+    for _ in range(REACH):
+        if start > 0 and _in_run(paras[start - 1], chapter):
+            start -= 1
+    for _ in range(REACH):
+        if end + 1 < len(paras) and _in_run(paras[end + 1], chapter):
+            end += 1
+    return start, block, end
 
 
 def _solve(paras, cast, start: int, end: int) -> None:
     run = range(start, end + 1)
-    if end - start >= RUN_LIMIT:
-        return
     known = {n: s for n in run if (s := _single(paras[n]))}
-    called = {n: calls(cast, " ".join(q.text for q in paras[n].quotes if q.speech)) for n in run}
+    called = {n: _calls(paras[n], cast) for n in run}
     pair = set(known.values())
     if len(pair) > 2:
         return
     if len(pair) < 2:
-        others = set().union(*called.values()) - pair
-        if len(others) != 1 and start and not paras[start - 1].quotes \
-                and paras[start - 1].chapter == paras[start].chapter:
-            others = {name for _, _, name, _ in cast.mentions(paras[start - 1].text)} - pair
-        if len(pair) + len(others) != 2:
-            return
-        pair |= others
+        pair |= set().union(*called.values())
+    if len(pair) < 2 and start and not paras[start - 1].quotes \
+            and paras[start - 1].chapter == paras[start].chapter:
+        pair |= {name for _, _, name, _ in cast.mentions(paras[start - 1].text)}
+    if len(pair) != 2:
+        return
     a, b = sorted(pair)
     parity = set()  # (n % 2 == 0) -> a? True/False
+    open_lines = {}
     for n in run:
         if n in known:
             parity.add((n % 2 == 0) == (known[n] == a))
+        elif not any(paras[n].speakers):
+            fits = _fits(paras[n], cast, pair)
+            if fits is None:
+                return  # `said the woman`, `Jane smiled.`: someone the count cannot place
+            open_lines[n] = fits
+            if len(fits) == 1:  # `"…," she said.` where one of the two is a woman
+                parity.add((n % 2 == 0) == (fits == {a}))
         if called[n] - pair:
             return  # a third person is spoken to: they may be the one who answers
         for c in called[n]:
@@ -89,14 +107,47 @@ def _solve(paras, cast, start: int, end: int) -> None:
     if len(parity) != 1:
         return
     even_is_a = parity.pop()
-    near = range(max(0, start - 6), min(len(paras), end + 1 + 6))
+    near = range(max(0, start - NEAR), min(len(paras), end + 1 + NEAR))
     if {s for n in near if paras[n].chapter == paras[start].chapter for s in paras[n].speakers
             if s} - pair:
         return  # someone else talks in this scene: a line of the run may be theirs
-    for n in run:
+    for n, fits in open_lines.items():
         p = paras[n]
-        if n in known or any(p.speakers) or not _bare_speech(p):
-            continue
         who = a if (n % 2 == 0) == even_is_a else b
-        p.speakers = [who] * len(p.quotes)
-        p.how = ["exchange"] * len(p.quotes)
+        if who not in fits:
+            return
+    for n in open_lines:
+        p = paras[n]
+        who = a if (n % 2 == 0) == even_is_a else b
+        p.speakers = [who if q.speech else None for q in p.quotes]
+        p.how = ["exchange" if q.speech else "" for q in p.quotes]
+
+
+def _calls(p, cast) -> set[str]:
+    """Whom a line calls by name; not a line that is only a name (`"Bingley."` answers
+    `"What is his name?"`)."""
+    text = " ".join(q.text for q in p.quotes if q.speech)
+    return set() if name_only(text) else calls(cast, text)
+
+
+def _fits(p, cast, pair: set[str]) -> set[str] | None:
+    """Which of the two a line of the run may be: both for a bare line; the one of the sex
+    its `he`/`she` tag or beat names; None when its narration names anyone or its tag is
+    no pronoun (`said the woman`): the count says nothing of such a line."""
+    if _bare_speech(p):
+        return set(pair)
+    narration = " ".join(p.seg(k) for k in range(len(p.segs)))
+    if cast.mentions(narration) or not all(q.speech for q in p.quotes):
+        return None
+    tags = [t for t in [*p.after, *p.before] if t]
+    subjects = {t.subject.casefold() for t in tags}
+    subjects |= {m.group(1).casefold() for k in range(len(p.segs))
+                 for m in _BEAT.finditer(p.seg(k).strip())}
+    if not subjects or subjects - {"he", "she"} or len(subjects) > 1:
+        return None
+    g = "m" if subjects == {"he"} else "f"
+    fits = {n for n in pair if g in cast.gender(n)}
+    return fits or None
+
+
+_BEAT = re.compile(r"(?:^|[.!?;:]\s+)(He|She)\b")  # a sentence about `he`/`she`

@@ -39,7 +39,7 @@ from bookmarks.stories.attribution_context import (
 from bookmarks.stories.attribution_exchange import solve_exchanges
 from bookmarks.stories.attribution_relations import RelationRules
 from bookmarks.stories.attribution_scene import _PERSON, SceneRules
-from bookmarks.stories.attribution_turns import TurnRules, fill_between
+from bookmarks.stories.attribution_turns import TurnRules, fill_between, name_only
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
@@ -370,7 +370,7 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         last = next((k for k in range(len(prev.quotes) - 1, -1, -1) if prev.quotes[k].speech), None)
         caller = prev.speakers[last] if last is not None else None
         if caller is None or any([*p.after, *p.before]) or p.text[:p.quotes[0].start].strip() \
-                or re.fullmatch(r"\W*[A-Z][a-z]+\W*", prev.quotes[last].text):
+                or name_only(prev.quotes[last].text):
             return None
         said = sentences(prev.quotes[last].text)  # its last sentence: `"…, Jo? Dear me!"` is to all
         called = self.addressed(said[-1][1].strip()) - {caller} if said else set()
@@ -388,7 +388,7 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         if not pi or (prev := self.paras[pi - 1]).chapter != p.chapter or any(prev.speakers) \
                 or any([*p.after, *p.before]) or not any(q.speech for q in prev.quotes):
             return None
-        lines = [q.text for q in prev.quotes if q.speech and not re.fullmatch(r"\W*[A-Z][a-z]+\W*", q.text)]
+        lines = [q.text for q in prev.quotes if q.speech and not name_only(q.text)]
         called = set().union(*(self.addressed(t) for t in lines))  # (`"Bingley."` is an answer)
         if len(called) != 1 or (who := next(iter(called))) not in self.cast.speakers \
                 or {n for t in lines for _, _, n, _ in self.cast.mentions(t)} != {who}:

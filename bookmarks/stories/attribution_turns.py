@@ -25,6 +25,15 @@ from bookmarks.stories.attribute import _NESTED
 from bookmarks.stories.attribution_context import blank_quotes, listeners, main_subjects, pronoun_gender
 from bookmarks.stories.tags import PERSON_NOUNS, STOP_WORDS, TITLES, VERB, mask_abbreviations
 
+_NAME_ONLY = re.compile(rf"\W*(?:(?:{TITLES})\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+){{0,2}}[.!?]*\W*")
+
+
+def name_only(text: str) -> bool:
+    """A line that is only a name (`"Bingley."`, `"Miss Elizabeth Bennet."`): an answer that
+    names someone, no call to them."""
+    return _NAME_ONLY.fullmatch(text) is not None
+
+
 SCENE_TALK = 12  # paragraphs before and after a run of bare lines where only its two may speak
 BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
 _NOUNS = "|".join(sorted(PERSON_NOUNS))
@@ -82,7 +91,7 @@ class TurnRules:
         p = self.paras[pi]
         last = next((n for n in reversed(p.speakers) if n), None)
         for q, n in zip(p.quotes, p.speakers, strict=True):
-            if not q.speech or n != last or re.fullmatch(r"\W*[A-Z][a-z]+\W*", q.text):
+            if not q.speech or n != last or name_only(q.text):
                 continue  # an earlier speaker's call was answered in the paragraph; `"Emerson."`
             text = _NESTED.sub(lambda m: " " * len(m.group(0)), q.text)  # another's words
             for m in _VOCATIVE.finditer(mask_abbreviations(text).replace("\u2024", " ")):

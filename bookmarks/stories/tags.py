@@ -93,8 +93,9 @@ _DESC = (rf"(?:[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Mm]y|[Oo]ur|[Yy]our|a|an|A|An)\s+"
          rf"{_NOUN}(?!\w|-\w)")  # (`the old lady--and I`)
 _POSS = rf"{PROPER}[’']s\s+(?:[a-z]+\s+)?{_NOUN}(?!\w|-\w)"
 _NOT_ADJ = r"(?!(?:said|and|of|in|on|at|to|with|for|from|by|into|upon|that|which|who)\b)"
-_CAP_DESC = (rf"(?:the|The)\s+(?:{_NOT_ADJ}[a-z]+(?:-[a-z]+)*\s+(?:and\s+{_NOT_ADJ}[a-z]+(?:-[a-z]+)*\s+)?){{0,2}}"
-             rf"{PROPER}")  # `the good-natured Rat` (not `the old lady--and Hugh`)
+_ADJ = rf"{_NOT_ADJ}[a-z]+(?:-[a-z]+)*\s+"
+# `the good-natured Rat` (not `the old lady--and Hugh`)
+_CAP_DESC = rf"(?:the|The)\s+(?:{_ADJ}(?:and\s+{_ADJ})?){{0,2}}{PROPER}"
 PRONOUN = r"(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|I|[Ww]e)"
 _GENERIC = r"the\s+(?!(?:same|other|others|one|rest|first|last|latter|former|whole|voice)\b)[a-z]{3,}"
 ANAPHOR = r"the\s+(?:other|latter|former)"  # `returned the other`: resolved by the exchange

@@ -39,3 +39,22 @@ def test_a_third_speaker_near_leaves_the_run_alone():
     # Jane answers Mother: the run's tagged lines name three people, so it is no exchange of two
     text = scene(LINES, '"Eat your porridge," said Mother.\n\n"I have," said Jane.')
     assert who(text, "Is the post come?") == "narration"
+
+
+def test_a_line_that_is_only_a_name_answers_and_calls_no_one():
+    lines = ['"Who is coming to dinner?"', '"Mr. Grey."', '"Is he married?"']
+    text = scene(lines, '"Not yet, Tom," said Mother.')
+    text += '\nCHAPTER II\n\nMr. Grey came at six.\n\n"Good evening," said Mr. Grey.\n'
+    assert [who(text, x.strip('"')) for x in lines] == ["Tom", "Mother", "Tom"]
+
+
+def test_pronoun_beats_fit_the_count_and_place_a_man_and_a_woman():
+    lines = ['"Is the post come?" He looked up from his plate.', '"Not yet."',
+             '"Nothing from Father?"']
+    text = scene(lines, '"Nothing, Tom," she said. "Eat it."').replace(
+        OPENING, "Mother stood at the stove, and the kettle sang.\n\n")
+    text += '\nCHAPTER II\n\n"Where is my hat?" said Mother.\n'
+    assert [who(text, x) for x in ["Is the post come?", "Not yet.", "Nothing from Father?"]] \
+        == ["Tom", "Mother", "Tom"]
+    wrong = text.replace("He looked up", "She looked up")  # a woman's line where Tom's turn is
+    assert who(wrong, "Not yet.") == "narration"
