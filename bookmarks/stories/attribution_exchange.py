@@ -25,9 +25,13 @@ from __future__ import annotations
 import re
 
 from bookmarks.stories.attribution_turns import _bare_speech, calls, name_only
+from bookmarks.stories.tags import PERSON_NOUNS
 
 REACH = 12  # speech paragraphs on either side of a block of bare lines that its count reads
-NEAR = 6  # paragraphs around the run in which no one else may speak
+NEAR = 3  # paragraphs around the run in which no one else may speak
+_NEWCOMER = re.compile(r"\b(?:[Aa]n?|[Aa]nother|[Oo]ne)\s+(?:[a-z-]+\s+){0,2}?(?:"
+                       + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True)) + r")s?\b")
+SCENE = 20  # paragraphs around the run in which its second person may be the one other talking
 
 
 def solve_exchanges(paras, cast) -> None:
@@ -39,6 +43,10 @@ def solve_exchanges(paras, cast) -> None:
         start, block, end = _run(paras, k)
         _solve(paras, cast, start, end)
         k = block + 1
+
+
+def _who(p) -> set[str]:
+    return {s for s in p.speakers if s}
 
 
 def _single(p) -> str | None:
@@ -61,12 +69,16 @@ def _run(paras, k: int) -> tuple[int, int, int]:
             and _bare_speech(paras[end + 1]):
         end += 1
     block = end
-    for _ in range(REACH):
-        if start > 0 and _in_run(paras[start - 1], chapter):
+    said = set()
+    for _ in range(REACH):  # not past a third person's line: the two of the block talk up to it
+        if start > 0 and _in_run(paras[start - 1], chapter) and len(said | _who(paras[start - 1])) <= 2:
             start -= 1
+            said |= _who(paras[start])
     for _ in range(REACH):
-        if end + 1 < len(paras) and _in_run(paras[end + 1], chapter):
+        if end + 1 < len(paras) and _in_run(paras[end + 1], chapter) \
+                and len(said | _who(paras[end + 1])) <= 2:
             end += 1
+            said |= _who(paras[end])
     return start, block, end
 
 
@@ -82,6 +94,12 @@ def _solve(paras, cast, start: int, end: int) -> None:
     if len(pair) < 2 and start and not paras[start - 1].quotes \
             and paras[start - 1].chapter == paras[start].chapter:
         pair |= {name for _, _, name, _ in cast.mentions(paras[start - 1].text)}
+    if len(pair) == 1:  # the one other person who talks in this scene
+        around = range(max(0, start - SCENE), min(len(paras), end + 1 + SCENE))
+        others = {s for n in around if paras[n].chapter == paras[start].chapter
+                  for s in paras[n].speakers if s} - pair
+        if len(others) == 1:
+            pair |= others
     if len(pair) != 2:
         return
     a, b = sorted(pair)
@@ -111,6 +129,8 @@ def _solve(paras, cast, start: int, end: int) -> None:
     if {s for n in near if paras[n].chapter == paras[start].chapter for s in paras[n].speakers
             if s} - pair:
         return  # someone else talks in this scene: a line of the run may be theirs
+    if start and not paras[start - 1].quotes and _NEWCOMER.search(paras[start - 1].text):
+        return  # `Along the quay a porter was lighting the lamps.`: someone new, who may speak
     for n, fits in open_lines.items():
         p = paras[n]
         who = a if (n % 2 == 0) == even_is_a else b
