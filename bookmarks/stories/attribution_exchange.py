@@ -171,3 +171,44 @@ def _fits(p, cast, pair: set[str]) -> set[str] | None:
 
 
 _BEAT = re.compile(r"(?:^|[.!?;:]\s+)(He|She)\b")  # a sentence about `he`/`she`
+
+
+_WEAK = ("turn", "introduced", "alone", "beat-paragraph", "actor", "inherit", "between")
+
+
+def check_turns(paras, cast) -> None:
+    """A line that a counting rule gave (`turn`, `alone`, …) and that falls off the
+    alternation the run's own speech tags set (two people, one count) is taken back: the
+    count that gave it started wrong (`He nodded.` read as the other's answer) — not a line
+    that calls the one the count would give it to (`"Nell, you know I was."`). Runs before
+    `solve_exchanges`, which may then count it right."""
+    k = 0
+    while k < len(paras):
+        j = k
+        while j + 1 < len(paras) and _in_run(paras[k], paras[k].chapter) \
+                and _in_run(paras[j + 1], paras[k].chapter):
+            j += 1
+        _check(paras, cast, range(k, j + 1))
+        k = j + 1
+
+
+def _by(p, rules) -> bool:
+    return all(h.startswith(rules) for h, s in zip(p.how, p.speakers, strict=True) if s)
+
+
+def _check(paras, cast, run: range) -> None:
+    tagged = {n: s for n in run if (s := _single(paras[n])) and _by(paras[n], ("after:", "before:"))}
+    pair = set(tagged.values())
+    if len(pair) != 2:
+        return
+    a = min(pair)
+    parity = {(n % 2 == 0) == (s == a) for n, s in tagged.items()}
+    if len(parity) != 1:
+        return
+    even_is_a = parity.pop()
+    for n in run:
+        p = paras[n]
+        if (s := _single(p)) in pair and n not in tagged and _by(p, _WEAK) \
+                and (s == a) != ((n % 2 == 0) == even_is_a) and not _calls(p, cast) - {s}:
+            p.speakers = [None] * len(p.quotes)
+            p.how = [""] * len(p.quotes)

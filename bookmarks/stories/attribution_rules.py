@@ -36,7 +36,7 @@ from bookmarks.stories.attribution_context import (
     pronoun_gender,
     sentences,
 )
-from bookmarks.stories.attribution_exchange import solve_exchanges
+from bookmarks.stories.attribution_exchange import check_turns, solve_exchanges
 from bookmarks.stories.attribution_relations import RelationRules
 from bookmarks.stories.attribution_scene import _PERSON, SceneRules
 from bookmarks.stories.attribution_turns import TurnRules, fill_between, name_only
@@ -466,6 +466,7 @@ def attribute_dialogue(
         resolver = StrictResolver(paras, cast, narrator)
         resolver.run()
     fill_between(paras, cast)
+    check_turns(paras, cast)
     solve_exchanges(paras, cast)
     drafts = [d for pi, p in enumerate(paras) for d in drafts_of(p, resolver.tags[pi])]
     spoken = {d.character for d in drafts}

@@ -58,3 +58,22 @@ def test_pronoun_beats_fit_the_count_and_place_a_man_and_a_woman():
         == ["Tom", "Mother", "Tom"]
     wrong = text.replace("He looked up", "She looked up")  # a woman's line where Tom's turn is
     assert who(wrong, "Not yet.") == "narration"
+
+
+def test_a_counted_line_off_the_count_of_the_tags_is_taken_back():
+    from bookmarks.stories.attribution_exchange import check_turns
+    from bookmarks.stories.dialogue import Cast, _read
+    from bookmarks.stories.speakers import NameChecker
+    texts = ['"Is the post come?" asked Tom.', '"Not yet," said Mother.', '"Nothing from Father?"',
+             '"Nothing."', '"Then I shall write," said Tom.']
+    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
+    cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
+    given = [("Tom", "after:Tom"), ("Mother", "after:Mother"), ("Mother", "turn"), ("Tom", "turn"),
+             ("Tom", "after:Tom")]  # a count that started wrong: Mother, Tom where Tom, Mother is
+    for p, (who_, how) in zip(paras, given, strict=True):
+        p.speakers, p.how = [who_] * len(p.quotes), [how] * len(p.quotes)
+    check_turns(paras, cast)
+    assert [p.speakers[0] for p in paras] == ["Tom", "Mother", None, None, "Tom"]
+    paras[2].speakers, paras[2].how = ["Tom"], ["turn"]  # on the count: kept
+    check_turns(paras, cast)
+    assert paras[2].speakers == ["Tom"]
