@@ -63,3 +63,8 @@ def test_long_story_and_prefix_order_on_scripted_server(tmp_path):
 def test_nap_throughput_short():
     out = bench("nap_throughput.py", "--latency", "0.01", "--range", "11:40", "--levels", "1,4")
     assert "identical results" in out and "RESULTS DIFFER" not in out
+
+
+def test_prose_import_short():
+    out = bench("prose_import.py", "--texts", "3", "--copies", "1", "2")
+    assert "growth" in out and "lines/s" in out

@@ -53,6 +53,12 @@ class Resolver:
         self.tags: list[list[Tag | None]] = [[] for _ in paras]  # the tag each quote used
         self.stage = ""  # how the last pronoun was resolved (shown in `Para.how`)
         self.took_turn = -1  # the narration paragraph that gave someone a turn
+        self._at = {id(p): i for i, p in enumerate(paras)}
+
+    def at(self, p: Para) -> int:
+        """Where paragraph p is (by identity: `list.index` compares whole paragraphs, which
+        made a long novel's import quadratic)."""
+        return self._at[id(p)]
 
     # --- names and pronouns --------------------------------------------------------------
 
@@ -255,7 +261,7 @@ class Resolver:
                 and len(set(self.recent[-1:]) | named) == 2 \
                 and (len(self.recent) <= 1 or named <= set(self.recent[-2:])):
             self.recent.append(named.pop())  # `Mr. Hartley said that he had not.`: his turn
-            self.took_turn = self.paras.index(p)
+            self.took_turn = self.at(p)
         elif subjects - set(self.recent[-2:]) or len(p.text.split()) > LONG_NARRATION:
             self.recent = []  # someone else comes in, or the scene moves on
 

@@ -316,7 +316,7 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         pron = _SUBJECT_PRONOUN.get(g)
         if not pron:
             return False
-        first = min((s for s, name, _ in self.events[self.paras.index(p)] if name == who and s < pos),
+        first = min((s for s, name, _ in self.events[self.at(p)] if name == who and s < pos),
                     default=pos)
         return bool(re.search(rf"\b{pron}\b", self._narration_before(p, first), re.I))
 

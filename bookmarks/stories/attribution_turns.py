@@ -114,7 +114,7 @@ class TurnRules:
         return super().turn(pi, p)
 
     def update_exchange(self, p, speech: list[int]) -> None:
-        pi = self.paras.index(p)
+        pi = self.at(p)
         said = [s for s in p.speakers if s]
         if said or speech or p.quotes:
             before = list(self.recent)
