@@ -7,8 +7,9 @@ tagged lines. A run that opens untagged (`“What is his name?”` ¶ `“Bingle
 said Mr. Bennet.`), or whose second person is never tagged but called by name (`“…, Lizzy.”`),
 is left to this pass, after the others:
 
-- the run is the speech paragraphs around the bare lines, up to a paragraph of narration, a
-  chapter break or a paragraph in which two people speak;
+- the run is the speech paragraphs around the bare lines (up to 12 each side), up to a
+  paragraph of narration, a chapter break, a paragraph in which two people speak or the line
+  of a third person;
 - its two people are the speakers its tagged lines name, or, when they name one, that one and
   the one other person the lines call by name (or the narration just before names);
 - every line whose speaker is known (a tag, or a call: a line that calls one of the two is
@@ -51,18 +52,18 @@ def _who(p) -> set[str]:
 
 def _single(p) -> str | None:
     """The one speaker of a speech paragraph, or None (nobody, or two people)."""
-    said = {s for s in p.speakers if s}
+    said = _who(p)
     return said.pop() if len(said) == 1 else None
 
 
 def _in_run(p, chapter) -> bool:
-    return bool(p.quotes) and p.chapter == chapter and len({s for s in p.speakers if s}) <= 1 \
-        and any(q.speech for q in p.quotes)
+    return bool(p.quotes) and p.chapter == chapter and len(_who(p)) <= 1 and any(q.speech for q in p.quotes)
 
 
 def _run(paras, k: int) -> tuple[int, int, int]:
-    """The speech paragraphs around the bare line k: its block of bare lines and up to
-    REACH speech paragraphs on either side (a long talk is read in windows)."""
+    """(start, end of k's block of bare lines, end): the block and up to REACH speech
+    paragraphs on either side, not past a third person's line (a long talk is read in
+    windows)."""
     chapter = paras[k].chapter
     start = end = k
     while end + 1 < len(paras) and _in_run(paras[end + 1], chapter) and not any(paras[end + 1].speakers) \
@@ -70,7 +71,7 @@ def _run(paras, k: int) -> tuple[int, int, int]:
         end += 1
     block = end
     said = set()
-    for _ in range(REACH):  # not past a third person's line: the two of the block talk up to it
+    for _ in range(REACH):
         if start > 0 and _in_run(paras[start - 1], chapter) and len(said | _who(paras[start - 1])) <= 2:
             start -= 1
             said |= _who(paras[start])
@@ -131,11 +132,8 @@ def _solve(paras, cast, start: int, end: int) -> None:
         return  # someone else talks in this scene: a line of the run may be theirs
     if start and not paras[start - 1].quotes and _NEWCOMER.search(paras[start - 1].text):
         return  # `Along the quay a porter was lighting the lamps.`: someone new, who may speak
-    for n, fits in open_lines.items():
-        p = paras[n]
-        who = a if (n % 2 == 0) == even_is_a else b
-        if who not in fits:
-            return
+    if any((a if (n % 2 == 0) == even_is_a else b) not in fits for n, fits in open_lines.items()):
+        return  # `"…," she said.` where the count gives the man
     for n in open_lines:
         p = paras[n]
         who = a if (n % 2 == 0) == even_is_a else b
