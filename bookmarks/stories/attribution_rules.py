@@ -58,6 +58,12 @@ _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|cap
 
 
 
+# a clause whose subject is one of several, unnamed: `One of them`, `the younger of the two`
+_PARTITIVE = re.compile(r"[\s,;:—–-]*(?:(?:and|but|then|now|at\s+last)\s+)?(?:one|each|either|neither|"
+                        r"(?:the\s+)?(?:elder|younger|older|taller|shorter|first|second|last))\s+of\s+"
+                        r"(?:them|the\s+(?:\w+\s+)?\w+)\b", re.I)
+
+
 class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
@@ -210,6 +216,8 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
             return UNSURE  # `They found Toad in the garden.` ¶ `"Hooray!" he cried`: which one?
         chained = False
         for at, subject, start, end in found:
+            if _PARTITIVE.match(text[start:end]):
+                return UNSURE  # `One of them now … turned towards him.` ¶ `"…," he said`
             if (pg := pronoun_gender(subject)) is not None:
                 chained |= pg == g
                 continue

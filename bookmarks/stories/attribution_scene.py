@@ -47,24 +47,28 @@ class SceneRules:
                 or len(prev.text.split()) > BEAT_WORDS or _ANSWER.search(prev.text):
             return None
         people, pair = self._scene_people(pi - 1), set(self.recent[-2:])
-        who = set()
-        for _, subject in main_subjects(prev.text):
+        who, last = set(), None
+        for _, subject in reversed(main_subjects(prev.text)):  # in reading order
             if subject == "I":  # `I nodded.`, `I sat up at that`: a first-person narrator
                 who.add(None)  # tells what they did while others talk — no lead into a line
             elif (g := pronoun_gender(subject)) in ("m", "f"):
+                if last and self.cast.gender(last) == {g}:  # `Philippe sat thoughtful a
+                    who.add(last)  # moment. Then he returned to the attack.`
+                    continue
                 fits = {n for n in pair if self.cast.gender(n) == {g}}  # the one of the two talking
                 if len(fits) != 1:  # else the one person of that sex the scene names
                     fits = {n for n in people[0] if self.cast.gender(n) == {g}} if people else set()
                 who.add(fits.pop() if len(fits) == 1 else None)
             else:
-                who.add(self.cast.lookup(subject))
+                who.add(last := self.cast.lookup(subject))
         if len(who) != 1 or None in who:
             return None
         actor = who.pop()
         if _GESTURE.search(prev.text) and actor != self._last_speaker(pi - 1):
             return None  # `Mr. Darcy bowed.` after Sir William: an answer, or a lead — unsure
-        if any(actor in self.addressed(q.text) for q in self.paras[pi].quotes if q.speech):
-            return None
+        if any(actor in self.addressed(q.text) | {n for _, _, n, _ in self.cast.mentions(q.text)}
+               for q in self.paras[pi].quotes if q.speech):
+            return None  # the line calls them, or speaks of them (`"I'm afraid Molly isn't …"`)
         return actor
 
     def _scene_people(self, pi: int) -> tuple[set[str], set[str]] | None:

@@ -395,3 +395,40 @@ def test_a_narrator_with_someone_else_in_the_scene_takes_no_turn():
                                                                     "window"))
     assert s['"Thank you, sir."'] == "narration"  # the maid may answer: unsure
     assert s['"Very much, sir."'] == "narration"
+
+
+def test_a_beat_named_then_he_leads_two_men_out_of_their_alternation():
+    """Two men arguing in bare lines: `Thomas sat silent a while. Then he returned to the
+    charge.` gives Thomas the next line though the alternation would give it to Walter
+    (`he` goes on with the paragraph's own subject; `returned to` is no answer), and the
+    bare lines after alternate from there. A beat whose line speaks of its subject by
+    name (`"I fear Thomas …"`) is not his."""
+    text = ('Walter and Thomas walked by the canal.\n\n'
+            '"You are wrong about the mill," said Walter.\n\n'
+            '"I am right about the mill," said Thomas.\n\n'
+            '"The miller has debts."\n\n'
+            '"Every miller has debts."\n\n'
+            'Thomas sat silent a while. Then he returned to the charge.\n\n'
+            '"You never answer the question."\n\n'
+            '"Ask it plainly, then."\n\n'
+            '"Who pays the carters?"\n')
+    s = said(text)
+    assert s["The miller has debts."] == "Walter" and s["Every miller has debts."] == "Thomas"
+    assert s["You never answer the question."] == "Thomas"
+    assert s["Ask it plainly, then."] == "Walter"
+    assert s["Who pays the carters?"] == "Thomas"
+    other = text.replace('"You never answer the question."', '"I fear Thomas never listens."')
+    assert next(c for t, c in said(other).items() if "I fear Thomas" in t) != "Thomas"
+
+
+def test_one_of_several_unnamed_breaks_the_chain_of_he():
+    """`One of them now … turned towards him.` ¶ `"…," he said`: `he` is that one, whom the
+    cast does not know — not the man named earlier in the paragraph."""
+    text = ('"The harvest is ruined," said Mr. Oakes.\n\n'
+            '"Ruined entirely," said Mr. Tull.\n\n'
+            'Mr. Oakes had appealed to the whole room. At the window two travellers had put down '
+            'their cards. One of them now, with a slow smile, turned towards the fire.\n\n'
+            '"You farmers always say so," he said.\n')
+    assert next(c for t, c in said(text).items() if "You farmers" in t) == "narration"
+    named = text.replace("One of them now, with a slow smile, turned", "He now, with a slow smile, turned")
+    assert said(named)["You farmers always say so."] == "Mr. Oakes"
