@@ -43,7 +43,7 @@ from bookmarks.stories.attribution_turns import TurnRules, fill_between, name_on
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
-from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, beat, is_tag_only, tag_before
+from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, PRONOUN, beat, is_tag_only, tag_before
 
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
@@ -233,12 +233,31 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
                 return who  # `it` is an animal the text calls so, never someone of unknown sex
             if who is None and _PERSON.search(subject):
                 return UNSURE  # `and the young man resumed. "…," said he`: someone it does not know
+        if chained and not after_speech and (who := self._antecedent_mention(g, text, found)):
+            return who  # `… too much for Mr. Jellyband's equanimity. He burst …` ¶ `"…," he said`
         if after_speech and chained:  # only `he` since that speaker's line
             speaker = next((s for s in reversed(self.paras[pi - 1].speakers) if s), None)
             partner = [n for n in self.recent[-2:-1] if n != speaker and g in self.cast.gender(n)]
             if speaker and not partner and fits_gender(g, self.cast.gender(speaker)):
                 return speaker  # nobody else of that sex in the exchange: the same one goes on
         return None
+
+    def _antecedent_mention(self, g: str, text: str, found) -> str | None:
+        """Narration whose only main subjects are `he`/`she` (no name, no one unknown) and
+        which names, before its first such pronoun, one character of that sex only — as an
+        object or a possessive (`But this was too much for Mr. Jellyband's pleasant
+        equanimity. He burst into a fit of laughter.`): that pronoun is them."""
+        pronouns = [at for at, s, _, _ in found if pronoun_gender(s) == g]
+        if not pronouns or any(s and pronoun_gender(s) != g and (
+                re.fullmatch(PRONOUN, s) or _PERSON.search(s) or self.cast.lookup(s))
+                for _, s, _, _ in found):
+            return None  # `I did, and when I told of Jack Bailey's …, he gave a long whistle.`
+        first = min(pronouns)
+        mentions = self.cast.mentions(text)
+        if any(start >= first and fits_gender(g, self.cast.gender(n)) for start, _, n, _ in mentions):
+            return None
+        fits = {n for start, _, n, _ in mentions if fits_gender(g, self.cast.gender(n))}
+        return fits.pop() if len(fits) == 1 else None
 
     def _only_named(self, g: str, pi: int, pos: int) -> str | None:
         """`… she found Peter waiting on the stairs.` ¶ `"…?" he asked.`: nobody of that sex is

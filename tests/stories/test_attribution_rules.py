@@ -432,3 +432,19 @@ def test_one_of_several_unnamed_breaks_the_chain_of_he():
     assert next(c for t, c in said(text).items() if "You farmers" in t) == "narration"
     named = text.replace("One of them now, with a slow smile, turned", "He now, with a slow smile, turned")
     assert said(named)["You farmers always say so."] == "Mr. Oakes"
+
+
+def test_he_after_a_possessive_is_the_one_named_before_it():
+    """`But this was too much for Mr. Oakes's patience. He burst out laughing.` ¶
+    `"Ha!" He laughed …`: the `he` is the one man the narration names before it, though
+    not as a subject — not when the narrator is a subject there too (`when I told of Mr.
+    Tull's …, he gave a whistle`: the listener)."""
+    text = ('"The harvest is ruined," said Mr. Oakes.\n\n'
+            '"Ruined entirely," said Mr. Tull.\n\n'
+            '"Then let us hope the rain stops," said Mr. Pike.\n\n'
+            'But this was too much for Mr. Oakes\'s patience. He burst into a fit of laughter.\n\n'
+            '"Ha! ha!" He laughed until his eyes streamed. "Hope, says he!"\n')
+    assert next(c for t, c in said(text).items() if "Hope, says he" in t) == "Mr. Oakes"
+    narrator = text.replace("But this was too much for Mr. Oakes's patience. He burst into a fit of laughter.",
+                            "I told them of Mr. Oakes's loss, and he burst into a fit of laughter.")
+    assert next(c for t, c in said(narrator).items() if "Hope, says he" in t) != "Mr. Oakes"
