@@ -445,6 +445,7 @@ def test_he_after_a_possessive_is_the_one_named_before_it():
             'But this was too much for Mr. Oakes\'s patience. He burst into a fit of laughter.\n\n'
             '"Ha! ha!" He laughed until his eyes streamed. "Hope, says he!"\n')
     assert next(c for t, c in said(text).items() if "Hope, says he" in t) == "Mr. Oakes"
-    narrator = text.replace("But this was too much for Mr. Oakes's patience. He burst into a fit of laughter.",
+    narrator = text.replace("But this was too much for Mr. Oakes's patience. He burst into a fit of "
+                            "laughter.",
                             "I told them of Mr. Oakes's loss, and he burst into a fit of laughter.")
     assert next(c for t, c in said(narrator).items() if "Hope, says he" in t) != "Mr. Oakes"
