@@ -137,7 +137,9 @@ class Resolver:
 
     def _explicit(self, pi: int, p: Para, i: int) -> tuple[str | None, str]:
         q = p.quotes[i]
-        if tag := p.after[i]:
+        if (tag := p.after[i]) and not (p.before[i] and _new_sentence(q.text, p.seg(i + 1))):
+            # (`the inspector said, "Are we after lunatics?" The waiter went on …:` — the
+            # inspector's: a new sentence after a line with a tag of its own leads on)
             self.tags[pi][i] = tag
             self.stage = ""
             who = self.resolve(tag, pi, p.segs[i + 1][0] + tag.start)
@@ -264,6 +266,11 @@ class Resolver:
             self.took_turn = self.at(p)
         elif subjects - set(self.recent[-2:]) or len(p.text.split()) > LONG_NARRATION:
             self.recent = []  # someone else comes in, or the scene moves on
+
+
+def _new_sentence(quote: str, after: str) -> bool:
+    """The narration after a quotation that ends a sentence opens a new one."""
+    return quote.rstrip(" _’'”\"")[-1:] in ".!?" and after.lstrip(" _")[:1].isupper()
 
 
 def _fold(name: str) -> str:

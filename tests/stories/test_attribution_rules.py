@@ -449,3 +449,15 @@ def test_he_after_a_possessive_is_the_one_named_before_it():
                             "laughter.",
                             "I told them of Mr. Oakes's loss, and he burst into a fit of laughter.")
     assert next(c for t, c in said(narrator).items() if "Hope, says he" in t) != "Mr. Oakes"
+
+
+def test_a_tag_before_wins_over_a_new_sentence_after():
+    """`the sergeant said under his breath, "Are they mad?" The porter went on with relish:`
+    — the line is the sergeant's; the sentence after it leads into the porter's next one."""
+    text = ('"He paid for the window before he broke it," said the porter.\n\n'
+            'The sergeant said under his breath, "Are they mad?" The porter went on with relish:\n\n'
+            '"Then he walked off whistling."\n')
+    s = said(text)
+    assert next(c for t, c in s.items() if "Are they mad" in t) == "Sergeant"
+    plain = text.replace("The sergeant said under his breath, ", "")
+    assert next(c for t, c in said(plain).items() if "Are they mad" in t) == "Porter"
