@@ -64,6 +64,10 @@ _PARTITIVE = re.compile(r"[\s,;:—–-]*(?:(?:and|but|then|now|at\s+last)\s+)?(
                         r"(?:them|the\s+(?:\w+\s+)?\w+)\b", re.I)
 
 
+_THIRD_PERSON = re.compile(r"[’']s\b|\s+(?:is|isn[’']t|was|wasn[’']t|has|hasn[’']t|had|does|doesn[’']t|did|"
+                           r"didn[’']t|will|won[’']t|would|wouldn[’']t|can|can[’']t|could|says|said|thinks)\b")
+
+
 class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
@@ -386,7 +390,11 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         if who and pi and self._calls_another(pi - 1, who):
             # `"Good morning, Maria," said Mr. Lucas.` ¶ `"…"`: Maria's, not the turn's
             return self._answer_to_last_call(pi, p)
-        return who or self._answer_to_call(pi, p)
+        if who and self._speaks_of(p, who, third=True):
+            return None  # `"I beg you will not put it into Lizzy's head …"` is not Lizzy's turn
+        if who:
+            return who
+        return self._answer_to_call(pi, p) or (self._answer_to_last_call(pi, p) if pi else None)
 
     def _answer_to_last_call(self, pi: int, p) -> str | None:
         """`"…, Corky," I said. "Only too glad. Carry on, Jeeves."` ¶ `"I would suggest, sir,
@@ -406,7 +414,19 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         narration = " ".join(p.seg(k) for k in range(len(p.segs)))
         if self.cast.mentions(narration) or any(self.addressed(q.text) for q in p.quotes if q.speech):
             return None
+        if self._speaks_of(p, who):
+            return None  # `"…, Eliza."` ¶ `"I beg you will not put it into Lizzy's head …"`
         return who
+
+    def _speaks_of(self, p, who: str, third: bool = False) -> bool:
+        """A line of the paragraph names `who` (one does not talk of oneself by name);
+        `third`: only as someone talked about — a possessive, or the subject of `is`, `has`
+        … (`Lizzy's head`, `Molly isn't`; not `I'm only Nancy`)."""
+        for q in p.quotes:
+            for _, end, n, _ in self.cast.mentions(q.text) if q.speech else []:
+                if n == who and (not third or _THIRD_PERSON.match(q.text[end:])):
+                    return True
+        return False
 
     def _answer_to_call(self, pi: int, p) -> str | None:
         """`"Jeeves, we want your advice."` (whoever said it) ¶ `"Very good, sir."`: the one a
@@ -423,7 +443,7 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         narration = " ".join(p.seg(k) for k in range(len(p.segs)))
         if self.cast.mentions(narration) or any(self.addressed(q.text) for q in p.quotes if q.speech):
             return None
-        if {n for _, _, n, _ in self.cast.mentions(blank_quotes(prev))} - {who}:
+        if {n for _, _, n, _ in self.cast.mentions(blank_quotes(prev))} - {who} or self._speaks_of(p, who):
             return None  # `"X, …," Mr. Y said to Z`: the narration names another
         return who
 

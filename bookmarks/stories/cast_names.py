@@ -24,7 +24,7 @@ _NICKNAMES = {
     "john": "jack johnny jock", "william": "will bill billy willie", "robert": "bob rob robin bobby",
     "richard": "dick rick dickon", "edward": "ned ted teddy ed", "henry": "harry hal hank",
     "james": "jim jem jimmy jamie", "thomas": "tom tommy", "charles": "charlie chas",
-    "elizabeth": "bess betty beth liz lizzie eliza betsy lisa", "margaret": "meg peggy maggie madge",
+    "elizabeth": "bess betty beth liz lizzie lizzy eliza betsy lisa", "margaret": "meg peggy maggie madge",
     "catherine": "kate kitty cathy kit", "katherine": "kate kitty kathy kit", "mary": "molly polly",
     "anne": "nan nancy annie", "ann": "nan nancy annie", "algernon": "algy",
     "christopher": "kit chris", "nicholas": "nick", "benjamin": "ben", "alexander": "alec alex sandy",
@@ -39,6 +39,7 @@ _NICKNAMES = {
     "philip": "phil", "stephen": "steve", "matthew": "matt", "andrew": "andy", "louisa": "lou",
     "rebecca": "becky", "martha": "patty", "emily": "em emmy", "emma": "em emmy",
 }
+SHORT_FORMS = {full: shorts.split() for full, shorts in _NICKNAMES.items()}  # first name → pet names
 NICKNAMES: dict[str, set[str]] = {}
 for _full, _shorts in _NICKNAMES.items():
     for _short in _shorts.split():

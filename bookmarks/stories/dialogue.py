@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from bookmarks.stories.attribution_context import appositives, main_subjects
+from bookmarks.stories.cast_names import SHORT_FORMS
 from bookmarks.stories.quotes import Quote, find_quotes, mark_scare_quotes
 from bookmarks.stories.speakers import (
     FEMALE,
@@ -200,6 +201,13 @@ class Cast:
         for word, heads in owners.items():
             if len(heads) == 1 and word not in keys:
                 keys[word] = next(iter(heads))
+        pet: dict[str, set[str]] = {}  # `Lizzy`, `Eliza` for Elizabeth Bennet
+        for word, heads in owners.items():
+            for short in SHORT_FORMS.get(word.casefold(), ()):
+                pet.setdefault(short.capitalize(), set()).update(heads)
+        for short, heads in pet.items():
+            if len(heads) == 1 and short not in keys:
+                keys[short] = next(iter(heads))
         return keys
 
     def lookup(self, surface: str) -> str | None:

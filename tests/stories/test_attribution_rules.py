@@ -461,3 +461,18 @@ def test_a_tag_before_wins_over_a_new_sentence_after():
     assert next(c for t, c in s.items() if "Are they mad" in t) == "Sergeant"
     plain = text.replace("The sergeant said under his breath, ", "")
     assert next(c for t, c in said(plain).items() if "Are they mad" in t) == "Porter"
+
+
+def test_a_pet_name_is_the_character_and_a_line_about_them_is_not_theirs():
+    """`Lizzy` calls Elizabeth Bennet (a common short form of her first name), so the
+    untagged answer is hers, not the turn's (Jane, who spoke before Mr. Hurst); a line that
+    talks of her (`Lizzy's head`) is not her turn."""
+    text = ('"I shall go to the ball," said Elizabeth Bennet.\n\n'
+            '"And I," said Jane.\n\n'
+            '"Then go," said Mr. Hurst. "When is it to be, Lizzy?"\n\n'
+            '"To-morrow fortnight."\n\n'
+            '"So soon!" said Mr. Hurst.\n\n'
+            '"Lizzy\'s head is full of it already."\n')
+    s = said(text)
+    assert next(c for t, c in s.items() if "fortnight" in t) == "Elizabeth Bennet"
+    assert next(c for t, c in s.items() if "full of it" in t) != "Elizabeth Bennet"
