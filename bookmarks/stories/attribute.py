@@ -188,6 +188,12 @@ class Resolver:
             if found and found[0][2] and found[0][1] in self.cast.speakers \
                     and {n for _, n, _ in found} == {found[0][1]}:
                 p.speakers[i], p.how[i] = found[0][1], "after-beat"
+            elif not found and (sub := clause_subject(first)) and sub[1] in ("He", "She"):
+                # `"I shall like it better." She waited while he cut the lemon. "But …"`
+                at = p.segs[i + 1][0] + seg.index(first) + sub[0]
+                who = self.pronoun(_PRONOUNS[sub[1].casefold()], self.at(p), at)
+                if who and who in self.cast.speakers:
+                    p.speakers[i], p.how[i] = who, f"after-beat:{self.stage}"
 
     def last_quoted(self, pi: int) -> Para | None:
         for back in range(pi - 1, max(-1, pi - 4), -1):

@@ -476,3 +476,15 @@ def test_a_pet_name_is_the_character_and_a_line_about_them_is_not_theirs():
     s = said(text)
     assert next(c for t, c in s.items() if "fortnight" in t) == "Elizabeth Bennet"
     assert next(c for t, c in s.items() if "full of it" in t) != "Elizabeth Bennet"
+
+
+def test_an_untagged_line_before_a_pronoun_beat_is_the_beats_subject():
+    """`"I shall like it better." She waited while he cut the lemon. "But that is not the
+    reason," she insisted.`: with a man and a woman talking, the first line is hers too."""
+    text = ('"Will you have tea?" asked Mr. Selby.\n\n'
+            '"Yes, please," said Miss Vane.\n\n'
+            '"I have no cream," he said.\n\n'
+            '"I shall like it better." She waited while he cut the lemon. "But that is not the '
+            'reason," she insisted.\n')
+    s = said(text)
+    assert next(c for t, c in s.items() if "like it better" in t) == "Miss Vane"
