@@ -54,7 +54,8 @@ TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Dr|Doctor|Sir|Lady
 _TITLE = rf"(?:(?:{ABBREVIATIONS})\.?|(?:{TITLES}))"
 UPPER, LOWER = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"  # names with accents: `Münster`, `Zoë`, `Señora`
 _NAME_WORD = rf"(?:Mc|Mac|O[’'])?[{UPPER}][{LOWER}]+(?:[-’'][{UPPER}]?[{LOWER}]+)*"
-PROPER = (rf"(?:{_TITLE}\s+)?{_NAME_WORD}(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?{_NAME_WORD})"
+_DETERMINER = r"(?!(?:The|This|That|These|Those|An?|His|Her|Its|Their|My|Our|Your)\b)"  # `The wub`
+PROPER = (rf"(?:{_TITLE}\s+)?{_DETERMINER}{_NAME_WORD}(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?{_NAME_WORD})"
           r"{0,3}")
 PERSON_NOUNS = frozenset("""
 man woman gentleman lady boy girl child lad lass youth maid maiden nephew niece uncle aunt
@@ -97,7 +98,7 @@ _ADJ = rf"{_NOT_ADJ}[a-z]+(?:-[a-z]+)*\s+"
 # `the good-natured Rat` (not `the old lady--and Hugh`)
 _CAP_DESC = rf"(?:the|The)\s+(?:{_ADJ}(?:and\s+{_ADJ})?){{0,2}}{PROPER}"
 PRONOUN = r"(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|I|[Ww]e)"
-_GENERIC = r"the\s+(?!(?:same|other|others|one|rest|first|last|latter|former|whole|voice)\b)[a-z]{3,}"
+_GENERIC = r"[Tt]he\s+(?!(?:same|other|others|one|rest|first|last|latter|former|whole|voice)\b)[a-z]{3,}"
 ANAPHOR = r"the\s+(?:other|latter|former)"  # `returned the other`: resolved by the exchange
 _FOND = r"(?:poor|little|old|young|dear|good|kind|big|wise|fat|pretty|sweet|gentle|brave)\s+"
 SUBJ = (rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|(?:{_FOND})?{PROPER}|{ANAPHOR}|"

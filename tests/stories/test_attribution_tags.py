@@ -92,3 +92,14 @@ def test_a_calling_is_a_speaker():
     assert who(text, "Where to, sir?") == "Driver"
     assert who(text, "Two loaves.") == "Baker"
     assert who(text, "never likes changes") == "Dean"
+
+
+def test_a_capitalised_article_is_no_name():
+    """`The wub shrugged.` is about the wub, not someone called `The` (and `This time
+    Clovis …` is no name `This`)."""
+    from bookmarks.stories.tags import beat
+    assert beat("The wub shrugged. ").subject == "The wub"
+    assert beat("The mate glanced at him sourly. ").subject == "The mate"
+    assert beat("The Baroness looked up. ").subject == "The Baroness"
+    this = beat("This time the porter nodded. ")
+    assert this is None or this.subject != "This"
