@@ -41,8 +41,8 @@ _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in
             "ventured to remark", "called back", "shouted back", "answered back", "snapped back",
             "fired back", "had begun", "was beginning", "spoke", "began again"]
 VERB = "(?:" + "|".join([*(re.escape(p) for p in _PHRASES), *VERBS]) + ")"
-ADV = (r"(?:[a-z]+ly|again|then|now|aloud|presently|too|also|both|all|at\s+last|at\s+once|"
-       r"at\s+length|in\s+reply|in\s+return|once\s+more|even|just|only|still|merely|quite|half)")
+ADV = (r"(?:(?:very|rather)\s+[a-z]+ly|[a-z]+ly|again|then|now|aloud|presently|too|also|both|all|"
+       r"at\s+last|at\s+once|at\s+length|in\s+reply|in\s+return|once\s+more|even|just|only|still|merely|quite|half)")
 AUX = r"(?:had|has|have|was|were|is|used\s+to)"  # `he had thought`, `she was saying`
 
 ABBREVIATIONS = "Mr|Mrs|Ms|Mme|Mlle|Dr|Capt|Col|Lieut|Sgt|Prof|Rev|St"
@@ -54,7 +54,8 @@ TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Dr|Doctor|Sir|Lady
 _TITLE = rf"(?:(?:{ABBREVIATIONS})\.?|(?:{TITLES}))"
 UPPER, LOWER = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"  # names with accents: `Münster`, `Zoë`, `Señora`
 _NAME_WORD = rf"(?:Mc|Mac|O[’'])?[{UPPER}][{LOWER}]+(?:[-’'][{UPPER}]?[{LOWER}]+)*"
-_DETERMINER = r"(?!(?:The|This|That|These|Those|An?|His|Her|Its|Their|My|Our|Your)\b)"  # `The wub`
+_DETERMINER = (r"(?!(?:The|This|That|These|Those|An?|His|Her|Its|Their|My|Our|Your|Then|And|But|So|"
+               r"When|While)\b)")  # `The wub shrugged`, `Then Meg announced`: no name `The`, `Then`
 PROPER = (rf"(?:{_TITLE}\s+)?{_DETERMINER}{_NAME_WORD}(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?{_NAME_WORD})"
           r"{0,3}")
 PERSON_NOUNS = frozenset("""
@@ -224,7 +225,10 @@ def tag_before(seg: str) -> Tag | None:
     `X looked up and said `, `she went on, without looking round, `."""
     seg = clean(seg)
     start, sentence = last_sentence(seg)
+    aside = _TRAILING_ASIDE.search(sentence)
     for v in reversed(_verbs(sentence)):
+        if aside and v.start() >= aside.start():
+            continue  # `as if the idea was suggested by …,`: not the tag's verb
         if (found := _tag_at(sentence, v)) is not None:
             end = max(v.end(), found[0] + len(found[1]))  # `said X` ends after X
             who = re.sub(r"(?<=\w)[’']s$", "", found[1])  # `was X's answer, … and cried out`: X
@@ -256,6 +260,8 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     sentence; (0, "") when it does but its subject is no one the text names; None when the
     verb is too far from the quotation."""
     after = sentence[v.end():]
+    if _TRAILING_ASIDE.match(after):
+        after = ", "  # `Meg announced, as if the idea was suggested by …, "…"`
     if len(after.split()) > 9 or re.search(r"[.!?;]", mask_abbreviations(after).rstrip(" .!?:,;—–-")) \
             or re.match(r"\s+(?:nothing|not|no|never)\b", after):
         return None
@@ -278,6 +284,7 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     return 0, ""
 
 
+_TRAILING_ASIDE = re.compile(r",\s*(?:as\s+if|as\s+though|as|while|though|when)\b[^,;:.!?]{0,100},\s*$")
 _TIME_PHRASE = re.compile(r"(?<=\band)(?:,)?\s+(?:after|in|with|at|for)\s+(?:a|an|the|his|her|some)\s+"
                           r"(?:[a-z]+\s+){0,2}?(?:moments?|minutes?|while|pause|time|voice|tone|whisper|"
                           r"breath|smile|sigh|length|last)\b,?\s*$")
@@ -305,6 +312,9 @@ def last_subject(head: str) -> tuple[int, str] | None:
         if found and clause_start + m.start("s") < found[0] + len(found[1]):
             continue  # `Mrs. Drury put` is not `Drury put`
         found = (clause_start + m.start("s"), m.group("s"))
+    if found is None and clause_start and re.fullmatch(r"\s*(?:and\s+)?(?:then\s+)?(?:\w+ly\s+)?",
+                                                        head[clause_start:]):
+        return last_subject(head[:clause_start - 1])  # `The Badger trotted forward; then grunted,`
     return found
 
 

@@ -103,3 +103,13 @@ def test_a_capitalised_article_is_no_name():
     assert beat("The Baroness looked up. ").subject == "The Baroness"
     this = beat("This time the porter nodded. ")
     assert this is None or this.subject != "This"
+
+
+def test_tags_with_an_aside_a_long_adverb_or_a_subject_before_a_semicolon():
+    """`Meg announced, as if the idea was suggested by …, "…"` (the aside's verb is no tag),
+    `Clovis very distinctly said,`, `The Badger trotted forward; then grunted, '…'`."""
+    from bookmarks.stories.tags import tag_before
+    assert tag_before("Then Meg announced, as if the idea was suggested by the sight of "
+                      "her own pretty hands, ").subject == "Meg"
+    assert tag_before("This time Clovis very distinctly said, ").subject == "Clovis"
+    assert tag_before("The Badger trotted forward a pace or two; then grunted, ").subject.endswith("Badger")
