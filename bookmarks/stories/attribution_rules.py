@@ -38,7 +38,7 @@ from bookmarks.stories.attribution_context import (
 )
 from bookmarks.stories.attribution_exchange import check_turns, solve_exchanges
 from bookmarks.stories.attribution_relations import RelationRules
-from bookmarks.stories.attribution_scene import _PERSON, SceneRules
+from bookmarks.stories.attribution_scene import _PERSON, _UNNAMED, SceneRules
 from bookmarks.stories.attribution_turns import TurnRules, fill_between, name_only
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
@@ -50,6 +50,7 @@ __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 _SUBJECT_PRONOUN = {"m": "he", "f": "she"}
 _GENDER_WORDS = {"m": r"\b(?:he|him|his|himself)\b", "f": r"\b(?:she|her|hers|herself)\b",
                  "n": r"\b(?:it|its|itself)\b"}
+CARRY = 8  # paragraphs a `she` may be carried back over to the last woman named
 UNSURE = "\0unsure"  # the chain met someone the cast does not know: no guess
 _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
 _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|captain|doctor|count|"
@@ -168,7 +169,7 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         if who is None:
             if stage != "back" or g not in "mf":
                 return None
-            return self._only_named(g, pi, pos) or self._sole_of_sex(g, pi)
+            return self._only_named(g, pi, pos) or self._sole_of_sex(g, pi) or self._carried(g, pi)
         if stage == "subject":
             return who
         p = self.paras[pi]
@@ -182,6 +183,27 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
                 return who  # nobody else of that gender near: they go on (Alice alone)
             return others.pop() if len(others) == 1 else None
         return who
+
+    def _carried(self, g: str, pi: int) -> str | None:
+        """`"…," she said.` ¶ `She turned, and pointed back …` ¶ `"I heard you," she said`:
+        further back than the pronoun's own search, every paragraph since the last one who
+        fits spoke or was named speaks of her as `she`/`her` and names no one else of that
+        sex, nor anyone the cast does not know."""
+        for back in range(1, CARRY + 1):
+            k = pi - back
+            if k < 0 or self.paras[k].chapter != self.paras[pi].chapter:
+                return None
+            fits = {n for _, n, _ in self.events[k] if g in self.cast.gender(n)}
+            if fits:
+                if len(fits) == 1 and back > LOOKBACK:
+                    self.stage = "carried"
+                    return fits.pop()
+                return None
+            text = blank_quotes(self.paras[k])
+            if not re.search(_GENDER_WORDS[g], text, re.I) and not any(self.paras[k].speakers) \
+                    or any(self.cast.lookup(m.group(0)) is None for m in _UNNAMED[g].finditer(text)):
+                return None  # (`a maid came in`: she may be the maid)
+        return None
 
     def _stranger_since(self, g: str, pi: int, who: str) -> bool:
         """Someone the cast does not know (`The old boy shook hands with me, …`, `the uncle

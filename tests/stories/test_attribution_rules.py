@@ -488,3 +488,23 @@ def test_an_untagged_line_before_a_pronoun_beat_is_the_beats_subject():
             'reason," she insisted.\n')
     s = said(text)
     assert next(c for t, c in s.items() if "like it better" in t) == "Miss Vane"
+
+
+def test_she_is_carried_back_over_paragraphs_that_speak_only_of_her():
+    """A first-person narrator and a woman met on the road (another woman spoke earlier):
+    `she said` four paragraphs after her last named line is still hers when everything
+    between speaks of her as `she`/`her` (or is the narrator's line); not when a maid came
+    in between."""
+    lines = ['"Good night," said Mrs. Hartright, and she went up to bed.',
+             'I walked out on the heath, as I always did when I could not sleep, and I met no one '
+             'until I came to the crossroads.',
+             '"Is that the road to London?" said Miss Anne Catherick.',
+             '"It is," I said.',
+             'She looked at me, and then at the sky over the city.',
+             '"Do not follow me," I said, "if you do not wish it."',
+             'She turned to me, and her hand shook on the strap of her bag.',
+             '"I heard you coming," she said.']
+    text = "\n\n".join(lines) + "\n"
+    assert next(c for t, c in said(text).items() if "heard you coming" in t) == "Miss Anne Catherick"
+    maid = text.replace("She turned to me, and her hand", "A maid came up to me, and her hand")
+    assert next(c for t, c in said(maid).items() if "heard you coming" in t) != "Miss Anne Catherick"
