@@ -292,7 +292,9 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         if self._before_tag(p, pos).strip() or not pi or self.paras[pi - 1].chapter != p.chapter \
                 or any(q.speech for q in self.paras[pi - 1].quotes):
             return None
-        fits = {n for _, n, _ in self.events[pi - 1] if g in self.cast.gender(n)}
+        prev = blank_quotes(self.paras[pi - 1])
+        fits = {n for start, end, n, _ in self.cast.mentions(prev) if g in self.cast.gender(n)
+                and not re.match(r"[’']s\b", prev[end:])}  # (`my mother's cottage`: not there)
         if len(fits) == 1:
             self.stage = "named"
             return fits.pop()

@@ -508,3 +508,19 @@ def test_she_is_carried_back_over_paragraphs_that_speak_only_of_her():
     assert next(c for t, c in said(text).items() if "heard you coming" in t) == "Miss Anne Catherick"
     maid = text.replace("She turned to me, and her hand", "A maid came up to me, and her hand")
     assert next(c for t, c in said(maid).items() if "heard you coming" in t) != "Miss Anne Catherick"
+
+
+def test_a_possessive_names_no_one_who_is_there():
+    """`… the lamp in Sarah's window.` ¶ `"…," she said`: the one woman the narration names
+    is not there, only her window; `she` is not her."""
+    text = ('"Good night," said Mrs. Hartright.\n\n'
+            '"Good night," said Sarah.\n\n'
+            'I walked out on the heath, as I always did when I could not sleep, and I met no '
+            'one until I came to the crossroads.\n\n'
+            'The road ran white under the moon, and I followed it for an hour.\n\n'
+            'At the turnpike I stopped to rest my legs.\n\n'
+            'I looked back at the lamp in Sarah\'s window, far behind me now.\n\n'
+            '"Do you know many people in London?" she said suddenly.\n')
+    assert next(c for t, c in said(text).items() if "many people" in t) != "Sarah"
+    there = text.replace("the lamp in Sarah's window", "Sarah, who had followed me")
+    assert next(c for t, c in said(there).items() if "many people" in t) == "Sarah"
