@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from bookmarks.stories.attribution_turns import _bare_speech, calls, name_only
+from bookmarks.stories.attribution_turns import _TIME_MOVES, _bare_speech, calls, name_only
 from bookmarks.stories.tags import PERSON_NOUNS
 
 REACH = 12  # speech paragraphs on either side of a block of bare lines that its count reads
@@ -83,6 +83,17 @@ def _run(paras, k: int) -> tuple[int, int, int]:
     return start, block, end
 
 
+def _scene_start(paras, start: int, back: int) -> int:
+    """Up to `back` paragraphs before `start`, not before narration that moves the story on
+    in time (`Shortly after this I had to go out of town.`): who talked before it is not
+    in this scene."""
+    first = max(0, start - back)
+    for n in range(start - 1, first - 1, -1):
+        if not paras[n].quotes and _TIME_MOVES.search(paras[n].text):
+            return n + 1
+    return first
+
+
 def _solve(paras, cast, start: int, end: int) -> None:
     run = range(start, end + 1)
     known = {n: s for n in run if (s := _single(paras[n]))}
@@ -94,7 +105,11 @@ def _solve(paras, cast, start: int, end: int) -> None:
         pair |= set().union(*called.values())
     if len(pair) < 2 and start and not paras[start - 1].quotes \
             and paras[start - 1].chapter == paras[start].chapter:
-        pair |= {name for _, _, name, _ in cast.mentions(paras[start - 1].text)}
+        talked_of = {name for n in run for q in paras[n].quotes if q.speech
+                     for _, _, name, _ in cast.mentions(q.text)} - set().union(*called.values())
+        pair |= {name for _, _, name, _ in cast.mentions(paras[start - 1].text)} - (talked_of - pair)
+        # (`I found Muriel Singer there … Corky, I took it, was out telephoning.` ¶ … `"You're
+        # waiting for Corky, aren't you?"`: the one the lines talk of is not one of the two)
     if len(pair) == 1:  # the one other person who talks in this scene
         around = range(max(0, start - SCENE), min(len(paras), end + 1 + SCENE))
         others = {s for n in around if paras[n].chapter == paras[start].chapter
@@ -126,7 +141,7 @@ def _solve(paras, cast, start: int, end: int) -> None:
     if len(parity) != 1:
         return
     even_is_a = parity.pop()
-    near = range(max(0, start - NEAR), min(len(paras), end + 1 + NEAR))
+    near = range(_scene_start(paras, start, NEAR), min(len(paras), end + 1 + NEAR))
     if {s for n in near if paras[n].chapter == paras[start].chapter for s in paras[n].speakers
             if s} - pair:
         return  # someone else talks in this scene: a line of the run may be theirs

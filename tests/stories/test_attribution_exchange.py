@@ -77,3 +77,26 @@ def test_a_counted_line_off_the_count_of_the_tags_is_taken_back():
     paras[2].speakers, paras[2].how = ["Tom"], ["turn"]  # on the count: kept
     check_turns(paras, cast)
     assert paras[2].speakers == ["Tom"]
+
+
+def test_after_time_moves_on_the_one_met_talks_with_the_narrator():
+    """`Shortly after this I had to go out of town. … I found Miss Singer there … Corky, I
+    took it, was out telephoning.` ¶ `"Well, what?" I said.` ¶ bare lines: the narrator and
+    Miss Singer alternate — Corky, whom the lines talk of and who spoke before the time
+    moved on, is not one of the two."""
+    text = ('I had known Corky for years, and I liked him.\n\n'
+            'He came up to my rooms that evening to tell me his news.\n\n'
+            '"It is a cert!" I said, and I meant it.\n\n'
+            '"An absolute cinch!" said Corky.\n\n'
+            'Shortly after this I had to go out of town. When I came back I went into a little '
+            'restaurant I like, and I found Miss Singer there, sitting by herself. Corky, I took '
+            'it, was out telephoning. I went up to her table.\n\n'
+            '"Well, well, what?" I said.\n\n'
+            '"Why, how do you do?"\n\n'
+            '"Is Corky around?"\n\n'
+            '"I beg your pardon?"\n\n'
+            '"You are waiting for Corky, aren\'t you?"\n\n'
+            '"Oh, no. I am not waiting for him."\n')
+    assert who(text, "how do you do") == "Miss Singer"
+    assert who(text, "Is Corky around") == "Narrator"
+    assert who(text, "not waiting for him") == "Miss Singer"
