@@ -138,6 +138,12 @@ def _solve(paras, cast, start: int, end: int) -> None:
             if n in known and known[n] != speaker:
                 return  # a line calls its own speaker: the alternation is not this
             parity.add((n % 2 == 0) == (speaker == a))
+    for n in run:  # `"Yes, papa."`, `"No, sir."`: with a man and a woman, the other one speaks
+        if (listener := _addressed_sex(paras[n], cast, a, b)) is not None:
+            speaker = b if listener == a else a
+            if n in known and known[n] != speaker:
+                return
+            parity.add((n % 2 == 0) == (speaker == a))
     if len(parity) != 1:
         return
     even_is_a = parity.pop()
@@ -154,6 +160,25 @@ def _solve(paras, cast, start: int, end: int) -> None:
         who = a if (n % 2 == 0) == even_is_a else b
         p.speakers = [who if q.speech else None for q in p.quotes]
         p.how = ["exchange" if q.speech else "" for q in p.quotes]
+
+
+_ADDRESS = re.compile(r"(?:^|[,;:!?.—–-]\s*)(?:(?:my|oh|dear)\s+)*(sir|ma[’']am|madam|papa|pa|father|"
+                      r"mamma|mama|mother)(?=\s*(?:[,;:!?.—–-]|$))", re.I)
+_ADDRESS_SEX = {"sir": "m", "papa": "m", "pa": "m", "father": "m"}  # the rest: a woman
+
+
+def _addressed_sex(p, cast, a: str, b: str) -> str | None:
+    """Which of a man and a woman a line speaks to by `sir`, `ma'am`, `papa`, `mother` …:
+    the one of that sex (None when the two are not a man and a woman, or the line says
+    both or neither)."""
+    ga, gb = cast.gender(a), cast.gender(b)
+    if len(ga) != 1 or len(gb) != 1 or ga == gb or not ga | gb <= {"m", "f"}:
+        return None
+    said = {_ADDRESS_SEX.get(m.group(1).casefold().replace("’", "'"), "f")
+            for q in p.quotes if q.speech for m in _ADDRESS.finditer(q.text)}
+    if len(said) != 1:
+        return None
+    return a if said == ga else b
 
 
 def _calls(p, cast) -> set[str]:

@@ -100,3 +100,16 @@ def test_after_time_moves_on_the_one_met_talks_with_the_narrator():
     assert who(text, "how do you do") == "Miss Singer"
     assert who(text, "Is Corky around") == "Narrator"
     assert who(text, "not waiting for him") == "Miss Singer"
+
+
+def test_sir_and_mamma_tell_a_man_and_a_woman_apart_in_a_bare_run():
+    """A run of bare lines between a man and a woman that no tag places: `"Yes, papa."`
+    is the woman's (she speaks to the man), and the count follows from it."""
+    text = ('Mr. Woodhouse and Emma sat by the fire after dinner.\n\n'
+            '"Poor Miss Taylor! I wish she were here again."\n\n'
+            '"I cannot agree with you, papa; you know I cannot."\n\n'
+            '"But she will be so far away."\n\n'
+            '"Only half a mile, papa."\n')
+    assert who(text, "I cannot agree") == "Emma"
+    assert who(text, "so far away") == "Mr. Woodhouse"
+    assert who(text, "Poor Miss Taylor") == "Mr. Woodhouse"
