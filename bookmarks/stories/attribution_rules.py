@@ -69,6 +69,10 @@ _THIRD_PERSON = re.compile(r"[’']s\b|\s+(?:is|isn[’']t|was|wasn[’']t|has|h
                            r"didn[’']t|will|won[’']t|would|wouldn[’']t|can|can[’']t|could|says|said|thinks)\b")
 
 
+_PARENT_CALL = re.compile(r"(?:^|[,;:!?.—–-]\s*)(?:(?:my|oh|dear|dearest)\s+)*(papa|pa|father|mamma|mama|"
+                          r"mother)(?=\s*(?:[,;:!?.—–-]|$))", re.I)
+
+
 class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
@@ -410,6 +414,8 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
     # --- vocatives -----------------------------------------------------------------------
 
     def turn(self, pi: int, p) -> str | None:
+        if child := self._child_calling(pi, p):
+            return child
         who = super().turn(pi, p) or self.vocative(pi, p)
         if who and pi and self._calls_another(pi - 1, who):
             # `"Good morning, Maria," said Mr. Lucas.` ¶ `"…"`: Maria's, not the turn's
@@ -419,6 +425,28 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
         if who:
             return who
         return self._answer_to_call(pi, p) or (self._answer_to_last_call(pi, p) if pi else None)
+
+    def _child_calling(self, pi: int, p) -> str | None:
+        """`"My dearest papa! You do not think I could mean you …"`: an untagged line that
+        calls `papa` (`mamma`, `father`, `mother`) is the one of the last speakers who bears
+        the surname of a man (woman) among them — Emma Woodhouse to Mr. Woodhouse, with Mr.
+        Knightley there too."""
+        if any([*p.after, *p.before]) or p.text[:p.quotes[0].start].strip():
+            return None
+        said = {m.group(1).casefold() for q in p.quotes if q.speech for m in _PARENT_CALL.finditer(q.text)}
+        g = "m" if said and said <= {"papa", "pa", "father"} else \
+            "f" if said and said <= {"mamma", "mama", "mother"} else None
+        if g is None:
+            return None
+        people = set(self.recent[-4:]) | {s for k in range(max(0, pi - 6), pi) for s in self.paras[k].speakers
+                                          if s and self.paras[k].chapter == p.chapter}
+        pairs = {(parent, child) for parent in people if self.cast.gender(parent) == {g}
+                 and len(words := parent.replace(".", " ").split()) >= 2 and words[-1][:1].isupper()
+                 for child in people - {parent} if words[-1] in child.split()[1:]}
+        if len({child for _, child in pairs}) != 1:
+            return None
+        self.stage = "child"
+        return next(iter(pairs))[1]
 
     def _answer_to_last_call(self, pi: int, p) -> str | None:
         """`"…, Corky," I said. "Only too glad. Carry on, Jeeves."` ¶ `"I would suggest, sir,

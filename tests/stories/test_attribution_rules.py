@@ -524,3 +524,15 @@ def test_a_possessive_names_no_one_who_is_there():
     assert next(c for t, c in said(text).items() if "many people" in t) != "Sarah"
     there = text.replace("the lamp in Sarah's window", "Sarah, who had followed me")
     assert next(c for t, c in said(there).items() if "many people" in t) == "Sarah"
+
+
+def test_a_line_that_calls_papa_is_the_one_who_bears_his_surname():
+    """Emma Woodhouse, Mr. Woodhouse and Mr. Knightley talk: the untagged `"My dearest
+    papa! …"` after Mr. Woodhouse's line is Emma's — the one of them with his surname —
+    not the turn's (Mr. Knightley, who spoke before him)."""
+    text = ('"It is a sad business," said Mr. Knightley.\n\n'
+            '"Especially for poor Miss Taylor," said Emma Woodhouse.\n\n'
+            '"She will miss us," said Mr. Knightley.\n\n'
+            '"I believe it is very true, my dear," said Mr. Woodhouse.\n\n'
+            '"My dearest papa! You do not think I could mean you."\n')
+    assert next(c for t, c in said(text).items() if "My dearest papa" in t) == "Emma Woodhouse"
