@@ -27,6 +27,7 @@ from bookmarks.stories.attribute import (
     drafts_of,
     fits_gender,
 )
+from bookmarks.stories.attribution_calls import CallRules
 from bookmarks.stories.attribution_context import (
     blank_quotes,
     former_latter,
@@ -39,7 +40,7 @@ from bookmarks.stories.attribution_context import (
 from bookmarks.stories.attribution_exchange import check_turns, solve_exchanges
 from bookmarks.stories.attribution_relations import RelationRules
 from bookmarks.stories.attribution_scene import _PERSON, _UNNAMED, SceneRules
-from bookmarks.stories.attribution_turns import TurnRules, fill_between, name_only
+from bookmarks.stories.attribution_turns import TurnRules, fill_between
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
@@ -65,15 +66,7 @@ _PARTITIVE = re.compile(r"[\s,;:—–-]*(?:(?:and|but|then|now|at\s+last)\s+)?(
                         r"(?:them|the\s+(?:\w+\s+)?\w+)\b", re.I)
 
 
-_THIRD_PERSON = re.compile(r"[’']s\b|\s+(?:is|isn[’']t|was|wasn[’']t|has|hasn[’']t|had|does|doesn[’']t|did|"
-                           r"didn[’']t|will|won[’']t|would|wouldn[’']t|can|can[’']t|could|says|said|thinks)\b")
-
-
-_PARENT_CALL = re.compile(r"(?:^|[,;:!?.—–-]\s*)(?:(?:my|oh|dear|dearest)\s+)*(papa|pa|father|mamma|mama|"
-                          r"mother)(?=\s*(?:[,;:!?.—–-]|$))", re.I)
-
-
-class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
+class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
     def explicit(self, pi: int, p, i: int) -> str | None:
@@ -410,121 +403,6 @@ class StrictResolver(RelationRules, SceneRules, TurnRules, Resolver):
             names |= {n for n in self.paras[k].speakers if n}
             names |= {n for _, n, _ in self.events[k]}
         return {n for n in names - {who} if g in self.cast.gender(n)}
-
-    # --- vocatives -----------------------------------------------------------------------
-
-    def turn(self, pi: int, p) -> str | None:
-        if child := self._child_calling(pi, p):
-            return child
-        who = super().turn(pi, p) or self.vocative(pi, p)
-        if who and pi and self._calls_another(pi - 1, who):
-            # `"Good morning, Maria," said Mr. Lucas.` ¶ `"…"`: Maria's, not the turn's
-            return self._answer_to_last_call(pi, p)
-        if who and self._speaks_of(p, who, third=True):
-            return None  # `"I beg you will not put it into Lizzy's head …"` is not Lizzy's turn
-        if who:
-            return who
-        return self._answer_to_call(pi, p) or (self._answer_to_last_call(pi, p) if pi else None)
-
-    def _child_calling(self, pi: int, p) -> str | None:
-        """`"My dearest papa! You do not think I could mean you …"`: an untagged line that
-        calls `papa` (`mamma`, `father`, `mother`) is the one of the last speakers who bears
-        the surname of a man (woman) among them — Emma Woodhouse to Mr. Woodhouse, with Mr.
-        Knightley there too."""
-        if any([*p.after, *p.before]) or p.text[:p.quotes[0].start].strip():
-            return None
-        said = {m.group(1).casefold() for q in p.quotes if q.speech for m in _PARENT_CALL.finditer(q.text)}
-        g = "m" if said and said <= {"papa", "pa", "father"} else \
-            "f" if said and said <= {"mamma", "mama", "mother"} else None
-        if g is None:
-            return None
-        people = set(self.recent[-4:]) | {s for k in range(max(0, pi - 6), pi) for s in self.paras[k].speakers
-                                          if s and self.paras[k].chapter == p.chapter}
-        pairs = {(parent, child) for parent in people if self.cast.gender(parent) == {g}
-                 and len(words := parent.replace(".", " ").split()) >= 2 and words[-1][:1].isupper()
-                 for child in people - {parent} if words[-1] in child.split()[1:]}
-        if len({child for _, child in pairs}) != 1:
-            return None
-        self.stage = "child"
-        return next(iter(pairs))[1]
-
-    def _answer_to_last_call(self, pi: int, p) -> str | None:
-        """`"…, Corky," I said. "Only too glad. Carry on, Jeeves."` ¶ `"I would suggest, sir,
-        …"`: the one the last sentence of the last line calls by name answers it — one known
-        speaker, not the caller; the answer opens its paragraph, untagged, calling nobody, its
-        narration naming no one."""
-        prev = self.paras[pi - 1]
-        last = next((k for k in range(len(prev.quotes) - 1, -1, -1) if prev.quotes[k].speech), None)
-        caller = prev.speakers[last] if last is not None else None
-        if caller is None or any([*p.after, *p.before]) or p.text[:p.quotes[0].start].strip() \
-                or name_only(prev.quotes[last].text):
-            return None
-        said = sentences(prev.quotes[last].text)  # its last sentence: `"…, Jo? Dear me!"` is to all
-        called = self.addressed(said[-1][1].strip()) - {caller} if said else set()
-        if len(called) != 1 or (who := next(iter(called))) not in self.cast.speakers:
-            return None
-        narration = " ".join(p.seg(k) for k in range(len(p.segs)))
-        if self.cast.mentions(narration) or any(self.addressed(q.text) for q in p.quotes if q.speech):
-            return None
-        if self._speaks_of(p, who):
-            return None  # `"…, Eliza."` ¶ `"I beg you will not put it into Lizzy's head …"`
-        return who
-
-    def _speaks_of(self, p, who: str, third: bool = False) -> bool:
-        """A line of the paragraph names `who` (one does not talk of oneself by name);
-        `third`: only as someone talked about — a possessive, or the subject of `is`, `has`
-        … (`Lizzy's head`, `Molly isn't`; not `I'm only Nancy`)."""
-        for q in p.quotes:
-            for _, end, n, _ in self.cast.mentions(q.text) if q.speech else []:
-                if n == who and (not third or _THIRD_PERSON.match(q.text[end:])):
-                    return True
-        return False
-
-    def _answer_to_call(self, pi: int, p) -> str | None:
-        """`"Jeeves, we want your advice."` (whoever said it) ¶ `"Very good, sir."`: the one a
-        line calls by name answers it, when the line names no one else and the answer is
-        untagged, calls nobody by name and its narration names no one."""
-        if not pi or (prev := self.paras[pi - 1]).chapter != p.chapter or any(prev.speakers) \
-                or any([*p.after, *p.before]) or not any(q.speech for q in prev.quotes):
-            return None
-        lines = [q.text for q in prev.quotes if q.speech and not name_only(q.text)]
-        called = set().union(*(self.addressed(t) for t in lines))  # (`"Bingley."` is an answer)
-        if len(called) != 1 or (who := next(iter(called))) not in self.cast.speakers \
-                or {n for t in lines for _, _, n, _ in self.cast.mentions(t)} != {who}:
-            return None  # `"Lucy, dearest, let Mr. Beebe eat his dinner."`: he may answer
-        narration = " ".join(p.seg(k) for k in range(len(p.segs)))
-        if self.cast.mentions(narration) or any(self.addressed(q.text) for q in p.quotes if q.speech):
-            return None
-        if {n for _, _, n, _ in self.cast.mentions(blank_quotes(prev))} - {who} or self._speaks_of(p, who):
-            return None  # `"X, …," Mr. Y said to Z`: the narration names another
-        return who
-
-    def vocative(self, pi: int, p) -> str | None:
-        """An untagged line addressing X by name, right after an exchange of X and one
-        other speaker (nobody else named in between), is the other's."""
-        if any(p.after) or any(p.before):
-            return None
-        addressed = set().union(*(self.addressed(q.text) for q in p.quotes if q.speech))
-        if len(addressed) != 1 or not pi:
-            return None
-        listener = next(iter(addressed))
-        spoke: list[str] = []
-        for back in range(1, LOOKBACK + 2):
-            k = pi - back
-            if k < 0 or self.paras[k].chapter != p.chapter:
-                break
-            for n in reversed(self.paras[k].speakers):
-                if n and n not in spoke:
-                    spoke.append(n)
-        narration = " ".join(p.seg(k) for k in range(len(p.segs)))
-        if {n for _, _, n, _ in self.cast.mentions(narration)} - {listener}:
-            return None
-        if len(spoke) >= 2 and spoke[0] == listener:  # a reply to the one who just spoke
-            return spoke[1]
-        if len(spoke) == 2 and spoke[1] == listener and self.recent[-2:] == [listener, spoke[0]] \
-                and self._alone(pi, set(spoke)):
-            return spoke[0]  # the two alone, and the last speaker calls the other again
-        return None  # `"Nell, …"` right after Tom, or a third near: Tom again, or someone new
 
 
 def _described(cast, name: str) -> bool:
