@@ -79,6 +79,8 @@ class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
         who, how = super()._explicit(pi, p, i)
         if who is None and self.stage == "unsure":
             return None, "unknown"
+        if who and how == "introduced" and who in self.addressed(p.quotes[i].text):
+            return None, ""  # `Sir William addressed him:` … `"…, Mr. Darcy!"`: not Mr. Darcy's
         if who is None and how == "" and i == 0 and not p.seg(0).strip() and pi \
                 and self.paras[pi - 1].chapter == p.chapter and self.paras[pi - 1].quotes:
             if found := self._introduced_after_speech(pi - 1):

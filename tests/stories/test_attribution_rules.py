@@ -536,3 +536,13 @@ def test_a_line_that_calls_papa_is_the_one_who_bears_his_surname():
             '"I believe it is very true, my dear," said Mr. Woodhouse.\n\n'
             '"My dearest papa! You do not think I could mean you."\n')
     assert next(c for t, c in said(text).items() if "My dearest papa" in t) == "Emma Woodhouse"
+
+
+def test_a_line_introduced_for_someone_it_calls_is_not_theirs():
+    """`… and at last he said:` ¶ `"What a charming amusement, Mr. Darcy!"` (he: Mr. Darcy)
+    — the introduction cannot give the line to the one it calls by name."""
+    text = ('"Good evening," said Sir William.\n\n'
+            '"Good evening," said Mr. Darcy.\n\n'
+            'Mr. Darcy stood near them in silent indignation, and at last he said:\n\n'
+            '"What a charming amusement for young people this is, Mr. Darcy!"\n')
+    assert next(c for t, c in said(text).items() if "charming amusement" in t) != "Mr. Darcy"
