@@ -182,6 +182,11 @@ def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str
             fits = [h for h in heads if _core(h)[0] == next(iter(core))]
         if not fits and name.casefold() in (h.casefold() for h in heads):
             fits = [h for h in heads if h.casefold() == name.casefold()]
+        if len(fits) > 1 and title is None and len(core) == 1:  # `said Racksole`: Mr. Theodore
+            men = [h for h in fits if _TITLE_GENDER.get(_core(h)[0] or "") == MALE]  # Racksole,
+            if len(men) == 1 and all(_TITLE_GENDER.get(_core(h)[0] or "") == FEMALE  # not Miss
+                                     for h in fits if h != men[0]):  # Racksole: a bare surname
+                fits = men  # is the man's
         if len(fits) == 1:
             canon[name] = fits[0]
         else:

@@ -546,3 +546,13 @@ def test_a_line_introduced_for_someone_it_calls_is_not_theirs():
             'Mr. Darcy stood near them in silent indignation, and at last he said:\n\n'
             '"What a charming amusement for young people this is, Mr. Darcy!"\n')
     assert next(c for t, c in said(text).items() if "charming amusement" in t) != "Mr. Darcy"
+
+
+def test_a_bare_surname_shared_by_a_man_and_his_daughter_is_his():
+    """`Mr Theodore Racksole` and `Miss Racksole`: `said Racksole` is the man (a bare surname
+    in a tag is a man's); with a woman of the family known by her first name too
+    (`Elizabeth Bennet`), `Bennet` alone stays apart."""
+    merged = merge_variants(["Mr Theodore Racksole", "Racksole", "Miss Racksole"])
+    assert merged["Racksole"] == "Mr Theodore Racksole"
+    assert merged["Miss Racksole"] == "Miss Racksole"
+    assert merge_variants(["Mr. Bennet", "Bennet", "Mrs. Bennet", "Elizabeth Bennet"])["Bennet"] == "Bennet"
