@@ -44,7 +44,7 @@ from bookmarks.stories.attribution_turns import TurnRules, fill_between
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
-from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, PRONOUN, beat, is_tag_only, tag_before
+from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, PRONOUN, PROPER, beat, is_tag_only, tag_before
 
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
@@ -66,6 +66,9 @@ _PARTITIVE = re.compile(r"[\s,;:—–-]*(?:(?:and|but|then|now|at\s+last)\s+)?(
                         r"(?:them|the\s+(?:\w+\s+)?\w+)\b", re.I)
 
 
+_CLEFT = re.compile(rf"\s*It\s+was\s+((?:the\s+)?{PROPER}|the\s+[a-z]+)(?=[\s,.;:!?—–-])")
+
+
 class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
@@ -81,6 +84,9 @@ class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
             return None, "unknown"
         if who and how == "introduced" and who in self.addressed(p.quotes[i].text):
             return None, ""  # `Sir William addressed him:` … `"…, Mr. Darcy!"`: not Mr. Darcy's
+        if who is None and how in ("", "introduced") and (m := _CLEFT.match(p.seg(i + 1))) \
+                and (found := self.cast.lookup(m.group(1))):
+            return found, "cleft"  # `'Sorry to keep you waiting, Nella.' It was Mr Racksole, …`
         if who is None and how == "" and i == 0 and not p.seg(0).strip() and pi \
                 and self.paras[pi - 1].chapter == p.chapter and self.paras[pi - 1].quotes:
             if found := self._introduced_after_speech(pi - 1):

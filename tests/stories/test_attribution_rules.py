@@ -556,3 +556,13 @@ def test_a_bare_surname_shared_by_a_man_and_his_daughter_is_his():
     assert merged["Racksole"] == "Mr Theodore Racksole"
     assert merged["Miss Racksole"] == "Miss Racksole"
     assert merge_variants(["Mr. Bennet", "Bennet", "Mrs. Bennet", "Elizabeth Bennet"])["Bennet"] == "Bennet"
+
+
+def test_it_was_x_after_a_line_names_its_speaker():
+    """`"Sorry to keep you waiting, Nella." It was Mr Racksole, the millionaire, …`: his,
+    not the turn's (Jules, who spoke before him)."""
+    text = ('"Good evening, sir," said Jules.\n\n'
+            '"Good evening," said Mr Racksole.\n\n'
+            '"Sorry to keep you waiting, Nella." It was Mr Racksole, the millionaire, who came in '
+            'with his hat in his hand.\n')
+    assert next(c for t, c in said(text).items() if "Sorry to keep you" in t) == "Mr Racksole"
