@@ -32,14 +32,17 @@ expostulated remonstrated interposed pursued acknowledged assured rejoined vocif
 informed ask reply answer add exclaim observe remark whisper murmur
 advised volunteered corroborated attested vouchsafed confided hazarded prompted lamented
 implored entreated begged besought coaxed soothed purred gushed quavered trilled lisped
-quoted reminded hinted commanded apologized apologised snarled whined wheezed intoned
+quoted reminded hinted commanded apologized apologised snarled whined wheezed intoned requested
 babbled chattered simpered spluttered sputtered boomed cooed crowed exulted re-echoed
 retorts answers rejoins remarks observes adds cries whimpers mutters
 """.split()), key=len, reverse=True)  # bare forms: `Not till then did Miss Bartlett reply:`
 _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in", "chimed in",
             "burst out", "broke out", "spoke up", "ventured to ask", "ventured to say",
             "ventured to remark", "called back", "shouted back", "answered back", "snapped back",
-            "fired back", "had begun", "was beginning", "spoke", "began again"]
+            "fired back", "had begun", "was beginning", "spoke", "began again", "broke into",
+            *(f"{lead} to {say}" for lead in ("hastened", "hurried", "made haste", "managed")
+              for say in ("say", "ask", "add", "reply", "answer", "explain", "assure her",
+                          "assure him"))]  # `Edna hastened to say.`
 VERB = "(?:" + "|".join([*(re.escape(p) for p in _PHRASES), *VERBS]) + ")"
 ADV = (r"(?:(?:very|rather)\s+[a-z]+ly|[a-z]+ly|again|then|now|aloud|presently|too|also|both|all|"
        r"at\s+last|at\s+once|at\s+length|in\s+reply|in\s+return|once\s+more|even|just|only|still|merely|quite|half)")
@@ -56,8 +59,8 @@ UPPER, LOWER = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"  # names with accents: `Münster
 _NAME_WORD = rf"(?:Mc|Mac|O[’'])?[{UPPER}][{LOWER}]+(?:[-’'][{UPPER}]?[{LOWER}]+)*"
 _DETERMINER = (r"(?!(?:The|This|That|These|Those|An?|His|Her|Its|Their|My|Our|Your|Then|And|But|So|"
                r"When|While)\b)")  # `The wub shrugged`, `Then Meg announced`: no name `The`, `Then`
-PROPER = (rf"(?:{_TITLE}\s+)?{_DETERMINER}{_NAME_WORD}(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?{_NAME_WORD})"
-          r"{0,3}")
+_PARTICLE = rf"(?:of|de|van|von)\s+(?!(?:{TITLES}|{ABBREVIATIONS})\b)"  # not `Robert of Mrs`
+PROPER = (rf"(?:{_TITLE}\s+)?{_DETERMINER}{_NAME_WORD}(?:\s+(?:{_PARTICLE})?{_NAME_WORD}){{0,3}}")
 PERSON_NOUNS = frozenset("""
 man woman gentleman lady boy girl child lad lass youth maid maiden nephew niece uncle aunt
 mother father sister brother son daughter wife husband cousin grandmother grandfather

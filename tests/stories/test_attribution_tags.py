@@ -113,3 +113,13 @@ def test_tags_with_an_aside_a_long_adverb_or_a_subject_before_a_semicolon():
                       "her own pretty hands, ").subject == "Meg"
     assert tag_before("This time Clovis very distinctly said, ").subject == "Clovis"
     assert tag_before("The Badger trotted forward a pace or two; then grunted, ").subject.endswith("Badger")
+
+
+def test_a_name_does_not_run_on_into_the_listener_s_title():
+    """`asked Robert of Mrs. Pontellier`: Robert asks; `the Duke of York` stays one name.
+    Also `Edna hastened to say` and `she requested of Robert` are tags."""
+    from bookmarks.stories.tags import tag_after
+    assert tag_after(" asked Robert of Mrs. Pontellier.").subject == "Robert"
+    assert tag_after(" said the Duke of York.").subject.endswith("Duke of York")
+    assert tag_after(" Edna hastened to say. ").subject == "Edna"
+    assert tag_after(" she requested of Robert.").subject == "she"
