@@ -310,8 +310,9 @@ def last_subject(head: str) -> tuple[int, str] | None:
                                                    r"into|that|whether|if)\s+$", pre):
             continue
         if re.search(r"\b(?:when|whenever|while|whilst|as|because|though|although|since|after|before|"
-                     r"until|till|unless|once)\s+$", pre, re.I):
-            continue  # `she looked dazed when he spoke to her, and then said`: not `he`
+                     r"until|till|unless|once)\s+$", pre, re.I) and "," in head[clause_start + m.start("s"):]:
+            continue  # `she looked dazed when he spoke to her, and then said`: not `he` (but `I was
+            # about to speak when she sat up alertly and said`: she)
         if found and clause_start + m.start("s") < found[0] + len(found[1]):
             continue  # `Mrs. Drury put` is not `Drury put`
         found = (clause_start + m.start("s"), m.group("s"))

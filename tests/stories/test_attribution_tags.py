@@ -123,3 +123,11 @@ def test_a_name_does_not_run_on_into_the_listener_s_title():
     assert tag_after(" said the Duke of York.").subject.endswith("Duke of York")
     assert tag_after(" Edna hastened to say. ").subject == "Edna"
     assert tag_after(" she requested of Robert.").subject == "she"
+
+
+def test_a_tag_inside_a_when_clause_is_that_clause_s_subject():
+    """`I was about to speak when she sat up alertly and said` — she; but `She looked dazed
+    when he spoke to her, and then said` — she (the comma closes the when-clause)."""
+    from bookmarks.stories.tags import tag_before
+    assert tag_before("I was about to speak when she sat up alertly and said ").subject == "she"
+    assert tag_before("She looked dazed when he spoke to her, and then said ").subject == "She"
