@@ -1,0 +1,220 @@
+"""Speakers in prose across a scene, on short texts written for these tests: who a he or she
+is after groups, possessives and beats, a first-person narrator alone with one speaker,
+callings (papa, pet names), a line introduced for someone it calls (see
+bookmarks/stories/attribution_rules.py and attribution_calls.py)."""
+
+from __future__ import annotations
+
+from bookmarks.stories.importers import parse_story
+from bookmarks.stories.speakers import merge_variants
+
+
+def said(text: str) -> dict[str, str]:
+    """Each action's text → its character."""
+    return {a.text: a.character for a in parse_story(text.encode(), "tale.txt", fmt="prose").actions}
+
+
+def test_a_pronoun_after_narration_about_a_group_is_unsure():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             "They walked up to the house, and found Mr. Lamb asleep in the garden.\n\n"
+             '"Hooray!" he cried.\n')
+    assert '"Hooray!" he cried.' in s and s['"Hooray!" he cried.'] == "narration"
+
+
+NARRATOR_ALONE = ("I had lived at Greywater a month before Mr. Ashford came home. I saw little "
+                  "of him; he dined alone.\n\n"
+                  "One evening I was sent for. I smoothed my hair and went down, and found "
+                  "Mr. Ashford by the fire.\n\n"
+                  "My pupil was asleep upstairs, and I was glad of it.\n\n"
+                  '"Sit down, Miss Vane," said he; "nearer the lamp."\n\n'
+                  '"Thank you, sir."\n\n'
+                  '"You have been here four weeks?"\n\n'
+                  '"Four weeks and two days, sir."\n\n'
+                  '"And you like the place?"\n\n'
+                  '"Very much, sir."\n')
+
+
+def test_a_first_person_narrator_alone_with_one_speaker_takes_the_other_turns():
+    s = said(NARRATOR_ALONE)
+    assert s["Sit down, Miss Vane, nearer the lamp."] == "Mr. Ashford"
+    assert [s["Thank you, sir."], s["Four weeks and two days, sir."], s["Very much, sir."]] \
+        == ["Narrator"] * 3  # "I" is the one spoken to: the exchange is the two of them
+    assert s["You have been here four weeks?"] == s["And you like the place?"] == "Mr. Ashford"
+
+
+def test_a_narrator_with_someone_else_in_the_scene_takes_no_turn():
+    s = said(NARRATOR_ALONE.replace("My pupil was asleep upstairs", "A maid was mending by the "
+                                                                    "window"))
+    assert s['"Thank you, sir."'] == "narration"  # the maid may answer: unsure
+    assert s['"Very much, sir."'] == "narration"
+
+
+def test_a_beat_named_then_he_leads_two_men_out_of_their_alternation():
+    """Two men arguing in bare lines: `Thomas sat silent a while. Then he returned to the
+    charge.` gives Thomas the next line though the alternation would give it to Walter
+    (`he` goes on with the paragraph's own subject; `returned to` is no answer), and the
+    bare lines after alternate from there. A beat whose line speaks of its subject by
+    name (`"I fear Thomas …"`) is not his."""
+    text = ('Walter and Thomas walked by the canal.\n\n'
+            '"You are wrong about the mill," said Walter.\n\n'
+            '"I am right about the mill," said Thomas.\n\n'
+            '"The miller has debts."\n\n'
+            '"Every miller has debts."\n\n'
+            'Thomas sat silent a while. Then he returned to the charge.\n\n'
+            '"You never answer the question."\n\n'
+            '"Ask it plainly, then."\n\n'
+            '"Who pays the carters?"\n')
+    s = said(text)
+    assert s["The miller has debts."] == "Walter" and s["Every miller has debts."] == "Thomas"
+    assert s["You never answer the question."] == "Thomas"
+    assert s["Ask it plainly, then."] == "Walter"
+    assert s["Who pays the carters?"] == "Thomas"
+    other = text.replace('"You never answer the question."', '"I fear Thomas never listens."')
+    assert next(c for t, c in said(other).items() if "I fear Thomas" in t) != "Thomas"
+
+
+def test_one_of_several_unnamed_breaks_the_chain_of_he():
+    """`One of them now … turned towards him.` ¶ `"…," he said`: `he` is that one, whom the
+    cast does not know — not the man named earlier in the paragraph."""
+    text = ('"The harvest is ruined," said Mr. Oakes.\n\n'
+            '"Ruined entirely," said Mr. Tull.\n\n'
+            'Mr. Oakes had appealed to the whole room. At the window two travellers had put down '
+            'their cards. One of them now, with a slow smile, turned towards the fire.\n\n'
+            '"You farmers always say so," he said.\n')
+    assert next(c for t, c in said(text).items() if "You farmers" in t) == "narration"
+    named = text.replace("One of them now, with a slow smile, turned", "He now, with a slow smile, turned")
+    assert said(named)["You farmers always say so."] == "Mr. Oakes"
+
+
+def test_he_after_a_possessive_is_the_one_named_before_it():
+    """`But this was too much for Mr. Oakes's patience. He burst out laughing.` ¶
+    `"Ha!" He laughed …`: the `he` is the one man the narration names before it, though
+    not as a subject — not when the narrator is a subject there too (`when I told of Mr.
+    Tull's …, he gave a whistle`: the listener)."""
+    text = ('"The harvest is ruined," said Mr. Oakes.\n\n'
+            '"Ruined entirely," said Mr. Tull.\n\n'
+            '"Then let us hope the rain stops," said Mr. Pike.\n\n'
+            'But this was too much for Mr. Oakes\'s patience. He burst into a fit of laughter.\n\n'
+            '"Ha! ha!" He laughed until his eyes streamed. "Hope, says he!"\n')
+    assert next(c for t, c in said(text).items() if "Hope, says he" in t) == "Mr. Oakes"
+    narrator = text.replace("But this was too much for Mr. Oakes's patience. He burst into a fit of "
+                            "laughter.",
+                            "I told them of Mr. Oakes's loss, and he burst into a fit of laughter.")
+    assert next(c for t, c in said(narrator).items() if "Hope, says he" in t) != "Mr. Oakes"
+
+
+def test_a_tag_before_wins_over_a_new_sentence_after():
+    """`the sergeant said under his breath, "Are they mad?" The porter went on with relish:`
+    — the line is the sergeant's; the sentence after it leads into the porter's next one."""
+    text = ('"He paid for the window before he broke it," said the porter.\n\n'
+            'The sergeant said under his breath, "Are they mad?" The porter went on with relish:\n\n'
+            '"Then he walked off whistling."\n')
+    s = said(text)
+    assert next(c for t, c in s.items() if "Are they mad" in t) == "Sergeant"
+    plain = text.replace("The sergeant said under his breath, ", "")
+    assert next(c for t, c in said(plain).items() if "Are they mad" in t) == "Porter"
+
+
+def test_a_pet_name_is_the_character_and_a_line_about_them_is_not_theirs():
+    """`Lizzy` calls Elizabeth Bennet (a common short form of her first name), so the
+    untagged answer is hers, not the turn's (Jane, who spoke before Mr. Hurst); a line that
+    talks of her (`Lizzy's head`) is not her turn."""
+    text = ('"I shall go to the ball," said Elizabeth Bennet.\n\n'
+            '"And I," said Jane.\n\n'
+            '"Then go," said Mr. Hurst. "When is it to be, Lizzy?"\n\n'
+            '"To-morrow fortnight."\n\n'
+            '"So soon!" said Mr. Hurst.\n\n'
+            '"Lizzy\'s head is full of it already."\n')
+    s = said(text)
+    assert next(c for t, c in s.items() if "fortnight" in t) == "Elizabeth Bennet"
+    assert next(c for t, c in s.items() if "full of it" in t) != "Elizabeth Bennet"
+
+
+def test_an_untagged_line_before_a_pronoun_beat_is_the_beats_subject():
+    """`"I shall like it better." She waited while he cut the lemon. "But that is not the
+    reason," she insisted.`: with a man and a woman talking, the first line is hers too."""
+    text = ('"Will you have tea?" asked Mr. Selby.\n\n'
+            '"Yes, please," said Miss Vane.\n\n'
+            '"I have no cream," he said.\n\n'
+            '"I shall like it better." She waited while he cut the lemon. "But that is not the '
+            'reason," she insisted.\n')
+    s = said(text)
+    assert next(c for t, c in s.items() if "like it better" in t) == "Miss Vane"
+
+
+def test_she_is_carried_back_over_paragraphs_that_speak_only_of_her():
+    """A first-person narrator and a woman met on the road (another woman spoke earlier):
+    `she said` four paragraphs after her last named line is still hers when everything
+    between speaks of her as `she`/`her` (or is the narrator's line); not when a maid came
+    in between."""
+    lines = ['"Good night," said Mrs. Hartright, and she went up to bed.',
+             'I walked out on the heath, as I always did when I could not sleep, and I met no one '
+             'until I came to the crossroads.',
+             '"Is that the road to London?" said Miss Anne Catherick.',
+             '"It is," I said.',
+             'She looked at me, and then at the sky over the city.',
+             '"Do not follow me," I said, "if you do not wish it."',
+             'She turned to me, and her hand shook on the strap of her bag.',
+             '"I heard you coming," she said.']
+    text = "\n\n".join(lines) + "\n"
+    assert next(c for t, c in said(text).items() if "heard you coming" in t) == "Miss Anne Catherick"
+    maid = text.replace("She turned to me, and her hand", "A maid came up to me, and her hand")
+    assert next(c for t, c in said(maid).items() if "heard you coming" in t) != "Miss Anne Catherick"
+
+
+def test_a_possessive_names_no_one_who_is_there():
+    """`… the lamp in Sarah's window.` ¶ `"…," she said`: the one woman the narration names
+    is not there, only her window; `she` is not her."""
+    text = ('"Good night," said Mrs. Hartright.\n\n'
+            '"Good night," said Sarah.\n\n'
+            'I walked out on the heath, as I always did when I could not sleep, and I met no '
+            'one until I came to the crossroads.\n\n'
+            'The road ran white under the moon, and I followed it for an hour.\n\n'
+            'At the turnpike I stopped to rest my legs.\n\n'
+            'I looked back at the lamp in Sarah\'s window, far behind me now.\n\n'
+            '"Do you know many people in London?" she said suddenly.\n')
+    assert next(c for t, c in said(text).items() if "many people" in t) != "Sarah"
+    there = text.replace("the lamp in Sarah's window", "Sarah, who had followed me")
+    assert next(c for t, c in said(there).items() if "many people" in t) == "Sarah"
+
+
+def test_a_line_that_calls_papa_is_the_one_who_bears_his_surname():
+    """Emma Woodhouse, Mr. Woodhouse and Mr. Knightley talk: the untagged `"My dearest
+    papa! …"` after Mr. Woodhouse's line is Emma's — the one of them with his surname —
+    not the turn's (Mr. Knightley, who spoke before him)."""
+    text = ('"It is a sad business," said Mr. Knightley.\n\n'
+            '"Especially for poor Miss Taylor," said Emma Woodhouse.\n\n'
+            '"She will miss us," said Mr. Knightley.\n\n'
+            '"I believe it is very true, my dear," said Mr. Woodhouse.\n\n'
+            '"My dearest papa! You do not think I could mean you."\n')
+    assert next(c for t, c in said(text).items() if "My dearest papa" in t) == "Emma Woodhouse"
+
+
+def test_a_line_introduced_for_someone_it_calls_is_not_theirs():
+    """`… and at last he said:` ¶ `"What a charming amusement, Mr. Darcy!"` (he: Mr. Darcy)
+    — the introduction cannot give the line to the one it calls by name."""
+    text = ('"Good evening," said Sir William.\n\n'
+            '"Good evening," said Mr. Darcy.\n\n'
+            'Mr. Darcy stood near them in silent indignation, and at last he said:\n\n'
+            '"What a charming amusement for young people this is, Mr. Darcy!"\n')
+    assert next(c for t, c in said(text).items() if "charming amusement" in t) != "Mr. Darcy"
+
+
+def test_a_bare_surname_shared_by_a_man_and_his_daughter_is_his():
+    """`Mr Theodore Racksole` and `Miss Racksole`: `said Racksole` is the man (a bare surname
+    in a tag is a man's); with a woman of the family known by her first name too
+    (`Elizabeth Bennet`), `Bennet` alone stays apart."""
+    merged = merge_variants(["Mr Theodore Racksole", "Racksole", "Miss Racksole"])
+    assert merged["Racksole"] == "Mr Theodore Racksole"
+    assert merged["Miss Racksole"] == "Miss Racksole"
+    assert merge_variants(["Mr. Bennet", "Bennet", "Mrs. Bennet", "Elizabeth Bennet"])["Bennet"] == "Bennet"
+
+
+def test_it_was_x_after_a_line_names_its_speaker():
+    """`"Sorry to keep you waiting, Nella." It was Mr Racksole, the millionaire, …`: his,
+    not the turn's (Jules, who spoke before him)."""
+    text = ('"Good evening, sir," said Jules.\n\n'
+            '"Good evening," said Mr Racksole.\n\n'
+            '"Sorry to keep you waiting, Nella." It was Mr Racksole, the millionaire, who came in '
+            'with his hat in his hand.\n')
+    assert next(c for t, c in said(text).items() if "Sorry to keep you" in t) == "Mr Racksole"
