@@ -31,10 +31,11 @@ from bookmarks.stories.tags import (
 MALE, FEMALE, NEUTER = "m", "f", "n"
 _TITLE_GENDER = {
     **dict.fromkeys("mr mister sir lord master king prince duke count baron father brother uncle "
-                    "squire grandpa".split(), MALE),
+                    "squire grandpa monsieur signor signore señor senor herr".split(), MALE),
     **dict.fromkeys("mrs missus miss ms madam madame mme mlle lady queen princess duchess "
                     "countess baroness mother sister aunt auntie dame mistress granny grandma "
-                    "nurse".split(), FEMALE),
+                    "nurse mademoiselle signora signorina señora senora señorita frau "
+                    "fräulein".split(), FEMALE),
 }
 _NOUN_GENDER = {
     **dict.fromkeys("man gentleman boy lad youth nephew uncle father brother son husband "

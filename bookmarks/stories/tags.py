@@ -49,7 +49,8 @@ ADV = (r"(?:(?:very|rather)\s+[a-z]+ly|[a-z]+ly|again|then|now|aloud|presently|t
 AUX = r"(?:had|has|have|was|were|is|used\s+to)"  # `he had thought`, `she was saying`
 
 ABBREVIATIONS = "Mr|Mrs|Ms|Mme|Mlle|Dr|Capt|Col|Lieut|Sgt|Prof|Rev|St"
-TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Dr|Doctor|Sir|Lady|Lord|Captain|"
+TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Monsieur|Mademoiselle|Signor|Signora|"
+          "Signorina|Señor|Señora|Señorita|Herr|Frau|Fräulein|Dr|Doctor|Sir|Lady|Lord|Captain|"
           "Capt|Colonel|Col|Major|General|Lieutenant|Lieut|Sergeant|Sgt|Professor|Prof|Rev|Father|"
           "Mother|Sister|Brother|Aunt|Auntie|Uncle|Cousin|Master|Mistress|Dame|Judge|Count|"
           "Countess|Baron|Baroness|Duke|Duchess|Prince|Princess|King|Queen|Saint|St|Squire|"

@@ -245,3 +245,12 @@ def test_her_mother_taking_a_girl_s_turns_is_not_that_girl():
     story = parse_story(text.encode(), "t.txt", fmt="prose")
     assert {c.name for c in story.characters} == {"Kitty", "Mr. Grey", "Mother"}
     assert who(text, "Then fill it.") == "Mother"
+
+
+def test_french_italian_spanish_and_german_titles_give_a_name_and_its_sex():
+    text = ('Monsieur Farrand stood at the window.\n\n'
+            '"The boat is late," he said.\n\n'
+            'Signora Bassi folded her letter and looked up at him.\n\n'
+            '"It is always late," she said.\n')
+    assert who(text, "The boat is late") == "Monsieur Farrand"
+    assert who(text, "It is always late") == "Signora Bassi"
