@@ -176,12 +176,21 @@ _OPEN_TAG = re.compile(rf"{_LEAD}(?P<s>{_DESC}|{PRONOUN}|{PROPER})(?:\s+{ADV})?\
                        r"(?P<v>[a-z]{2,}ed)\b(?!\s+(?:by|that)\b)")
 
 
+# `"But it's true," maintained Nancy.` / `nodded the old man;` / `scoffed unbelieving Tom.`:
+# the same, the verb first, the subject a name or a description that closes the clause
+_OPEN_INVERTED = re.compile(rf"{_LEAD}(?:{ADV}\s+)?(?P<v>[a-z]{{2,}}ed)(?:\s+{ADV})?\s+"
+                            rf"(?:(?:{_FOND}|[a-z]+ing\s+)(?=[{UPPER}]))?(?P<s>{_CAP_DESC}|{_DESC}|{PROPER})"
+                            r"(?=\s*(?:[,.;:!?—–]|--|$))")
+
+
 def open_tag_after(quote: str, seg: str) -> Tag | None:
     """The tag after a quotation whose sentence goes on into the narration, by any verb."""
     seg = clean(seg)
     quote = quote.rstrip()
     if not (quote.endswith(",") or quote[-1:] in "?!—–-" and re.match(r"\s*[a-z]", seg)):
         return None
+    if (m := _OPEN_INVERTED.match(seg)) and m.group("s").split()[-1].casefold() not in STOP_WORDS:
+        return _tag(m)
     m = _OPEN_TAG.match(seg)
     if not m or m.group("s").split()[0].casefold() in STOP_WORDS and not re.fullmatch(
             PRONOUN, m.group("s")) and not re.match(_DESC, m.group("s")):

@@ -131,3 +131,17 @@ def test_a_tag_inside_a_when_clause_is_that_clause_s_subject():
     from bookmarks.stories.tags import tag_before
     assert tag_before("I was about to speak when she sat up alertly and said ").subject == "she"
     assert tag_before("She looked dazed when he spoke to her, and then said ").subject == "She"
+
+
+def test_any_verb_before_a_name_after_an_open_quotation_is_the_tag():
+    text = ('Hugh leaned on the gate while Nell fed the hens.\n\n'
+            '"The wheel will never turn again," grumbled Hugh.\n\n'
+            '"It will if you mend it," maintained Nell. "Father did, every spring."\n\n'
+            '"Father had better hands," nodded the old miller; "and better timber."\n\n'
+            '"Go on with you," scoffed unbelieving Hugh.\n\n'
+            '"Hush!" startled the hens and they ran off.\n')
+    assert who(text, "It will if you mend it") == "Nell"
+    assert who(text, "Father did, every spring.") == "Nell"
+    assert who(text, "Father had better hands") == "Old miller"
+    assert who(text, "Go on with you") == "Hugh"
+    assert who(text, "Hush!") != "Hens"
