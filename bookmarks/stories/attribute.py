@@ -129,7 +129,12 @@ class Resolver:
                     for i in speech:
                         p.speakers[i], p.how[i] = who, "turn"
                     self.events[pi].append((p.quotes[speech[0]].start, who, True))
+            self.settle(pi, p, speech)
             self.update_exchange(p, speech)
+
+    def settle(self, pi: int, p: Para, speech: list[int]) -> None:
+        """A last look at a paragraph's speakers once all rules had their say (the stricter
+        rules correct them here)."""
 
     def explicit(self, pi: int, p: Para, i: int) -> str | None:
         who, p.how[i] = self._explicit(pi, p, i)

@@ -8,6 +8,8 @@
   surname of a man among them.
 - **No one talks of oneself.** Neither a turn nor an answer goes to someone the line talks
   of (`Lizzy's head`, `Molly isn't`).
+- **One who names oneself speaks.** `"I'm only Nancy."`, `"My name is Nancy."`: the line is
+  Nancy's, whatever a pronoun or a turn gave it (not against a tag that names another).
 """
 
 from __future__ import annotations
@@ -17,9 +19,15 @@ import re
 from bookmarks.stories.attribute import LOOKBACK
 from bookmarks.stories.attribution_context import blank_quotes, sentences
 from bookmarks.stories.attribution_turns import name_only
+from bookmarks.stories.tags import PROPER
 
 _THIRD_PERSON = re.compile(r"[’']s\b|\s+(?:is|isn[’']t|was|wasn[’']t|has|hasn[’']t|had|does|doesn[’']t|did|"
                            r"didn[’']t|will|won[’']t|would|wouldn[’']t|can|can[’']t|could|says|said|thinks)\b")
+
+
+_SELF_NAMED = re.compile(rf"(?:^|(?<=[.!?,;:—–-])|\b(?:[Nn]o|[Yy]es|[Oo]h|[Ww]hy|[Ww]ell)[,!]?)\s*"
+                         rf"(?:I(?:[’']m|\s+am)\s+(?:only\s+|just\s+|called\s+)?|[Mm]y\s+name(?:[’']s|\s+is)\s+)"
+                         rf"(?P<n>{PROPER})(?=\s*(?:[,;:!?.—–-]|$))")
 
 
 _PARENT_CALL = re.compile(r"(?:^|[,;:!?.—–-]\s*)(?:(?:my|oh|dear|dearest)\s+)*(papa|pa|father|mamma|mama|"
@@ -39,6 +47,31 @@ class CallRules:
         if who:
             return who
         return self._answer_to_call(pi, p) or (self._answer_to_last_call(pi, p) if pi else None)
+
+    def settle(self, pi: int, p, speech: list[int]) -> None:
+        """`"Oh, but you've made a mistake," she faltered. "I'm only Nancy."`: a line in which
+        its speaker names oneself is theirs, and so are the lines of the paragraph given to
+        the same one by a pronoun, a turn or the tag they share; a tag naming someone else
+        stands."""
+        named = {self.cast.lookup(m.group("n")) for i in speech
+                 for m in _SELF_NAMED.finditer(p.quotes[i].text)}
+        if len(named) != 1 or (me := named.pop()) is None:
+            return
+        wrong = {p.speakers[i] for i in speech} - {me}
+        if any(p.speakers[i] != me and self._named_tag(p, i) for i in speech) or len(wrong - {None}) > 1:
+            return
+        for i in speech:
+            if p.speakers[i] in wrong:
+                p.speakers[i], p.how[i] = me, "self-named"
+        self.events[pi].append((p.quotes[speech[0]].start, me, True))
+        super().settle(pi, p, speech)
+
+    def _named_tag(self, p, i: int) -> bool:
+        """The quotation's speaker comes from a tag that names them (`said Tom`, `said the
+        old man`; not `she faltered`, whose `how` is the pronoun and the rule's stage)."""
+        kind, _, subject = p.how[i].partition(":")
+        return kind in ("after", "before", "beat") \
+            and not re.fullmatch(r"(?:he|she|it|they|we|I)[a-z-]*", subject)
 
     def _child_calling(self, pi: int, p) -> str | None:
         """`"My dearest papa! You do not think I could mean you …"`: an untagged line that

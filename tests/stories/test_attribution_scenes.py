@@ -218,3 +218,15 @@ def test_it_was_x_after_a_line_names_its_speaker():
             '"Sorry to keep you waiting, Nella." It was Mr Racksole, the millionaire, who came in '
             'with his hat in his hand.\n')
     assert next(c for t, c in said(text).items() if "Sorry to keep you" in t) == "Mr Racksole"
+
+
+def test_one_who_names_oneself_says_the_line_whatever_the_pronoun_gave():
+    s = said('Nell opened the door, and there stood Bess with her box.\n\n'
+             '"You must be my aunt!" Bess cried, and hugged her.\n\n'
+             'Bess stood back, smiling up at her.\n\n'
+             '"Oh, but you are mistaken, dear," she faltered. "I\'m only Nell. I keep the house."\n\n'
+             '"I\'m Nell, the girl who does the work," she said again.\n\n'
+             '"I am not Nell," said Bess, "but I could be."\n')
+    assert s["Oh, but you are mistaken, dear. I'm only Nell. I keep the house."] == "Nell"
+    assert s["I'm Nell, the girl who does the work."] == "Nell"
+    assert s["I am not Nell, but I could be."] == "Bess"
