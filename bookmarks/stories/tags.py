@@ -368,7 +368,13 @@ def beat(seg: str) -> Tag | None:
     found = clause_subject(sentence)
     if not found:
         return None
-    return Tag(found[1], start + found[0], len(seg), verb=False)
+    subject = found[1]
+    if re.search(r"[’']s$", subject) and _VOICE.match(sentence, found[0] + len(subject)):
+        subject = subject[:-2]  # `--Miss Polly's voice was very stern now--`: hers
+    return Tag(subject, start + found[0], len(seg), verb=False)
+
+
+_VOICE = re.compile(r"\s+(?:voice|tones?|words|reply|answer|retort|response|question|lips)\b")
 
 
 def is_tag_only(seg: str) -> bool:

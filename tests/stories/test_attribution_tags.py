@@ -145,3 +145,15 @@ def test_any_verb_before_a_name_after_an_open_quotation_is_the_tag():
     assert who(text, "Father had better hands") == "Old miller"
     assert who(text, "Go on with you") == "Hugh"
     assert who(text, "Hush!") != "Hens"
+
+
+def test_a_possessive_voice_before_a_quotation_is_its_owner_speaking():
+    text = ('Nell sat by the race; Hugh was mending the sluice.\n\n'
+            '"Hugh," Nell said.\n\n'
+            '"Yes?" Hugh answered.\n\n'
+            '"Is it bad?" Nell asked.\n\n'
+            'Hugh shook his head and went on hammering.\n\n'
+            '"Then,"--Nell\'s voice was very low now--"I think the wheel is lost."\n\n'
+            'Hugh\'s face was grim. "So do I."\n')
+    assert who(text, "I think the wheel is lost.") == "Nell"
+    assert who(text, "So do I.") != "Hugh's"
