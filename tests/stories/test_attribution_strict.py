@@ -21,6 +21,13 @@ def test_a_reply_tagged_by_a_pronoun_is_the_other_man():
     assert s["I fetched it an hour ago. It is on the shelf."] == "Tom Ashe"  # not Mr. Cray again
 
 
+def test_a_pronoun_said_after_ones_own_line_goes_on_unless_it_answers():
+    s = said(INTRO + '"May I open the window?" asked Tom Ashe, and without waiting for an answer '
+             'he pushed it wide.\n\n'
+             '"There, that is better," he said. "The air in here was stale."\n')
+    assert s["There, that is better. The air in here was stale."] == "Tom Ashe"  # (`he answered`: Mr. Cray)
+
+
 def test_a_reply_is_left_unsure_when_several_could_answer():
     s = said("Mr. Cray, Tom Ashe and old Peter Lowe sat by the fire.\n\n"
              '"It is late," said Mr. Cray.\n\n'
