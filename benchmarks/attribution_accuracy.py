@@ -228,6 +228,8 @@ class Score:
     not_speech: int = 0
     not_speech_made: int = 0
     unmapped: int = 0
+    speakers: int = 0  # gold characters given a line
+    split: int = 0  # of those, given lines under two imported characters or more
 
     def add(self, other: Score) -> None:
         for k in self.__dataclass_fields__:
@@ -239,7 +241,8 @@ class Score:
                 f" | precision {pct(self.right, self.attributed)}"
                 f" | end to end {pct(self.speech_right, self.speech)} of {self.speech:3d} quotations"
                 f" | not-speech made speech {self.not_speech_made}/{self.not_speech}"
-                + (f" | unmapped {self.unmapped}" if self.unmapped else ""))
+                + (f" | unmapped {self.unmapped}" if self.unmapped else "")
+                + f" | split {self.split}/{self.speakers} characters")
 
 
 def score(labels: list[Label]) -> Score:
@@ -254,6 +257,11 @@ def score(labels: list[Label]) -> Score:
         else:
             s.speech += 1
             s.speech_right += label.found == label.speaker
+    imported: dict[str, set[str]] = {}  # gold character → the imported names of their lines
+    for label in labels:
+        if label.found not in (None, NARRATION) and not label.found.startswith("?"):
+            imported.setdefault(label.found, set()).add(label.raw)
+    s.speakers, s.split = len(imported), sum(len(v) > 1 for v in imported.values())
     for group in groups.values():
         given = [lb for lb in group if lb.found not in (None, NARRATION)]
         s.quoted += any(lb.speaker for lb in group)
