@@ -48,8 +48,9 @@ _TIME_MOVES = re.compile(  # narration that moves the story on in time
     rf"\b(?:{_N}\s+(?:or\s+{_N}\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)\s+(?:later|afterwards?)|"
     r"(?:the\s+)?(?:next|following)\s+(?:morning|day|evening|night|week|month|year)|"
     r"shortly\s+after(?:wards|\s+this|\s+that)?|some\s+time\s+(?:after|later))\b", re.I)
-_CALL = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+)"
-                   rf"(?:(?:{TITLES})\.?\s+)?$")
+_CALL = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+"
+                   rf"|(?:^|[,;!?.—–-]\s*)[Yy]ou(?:[’']re|\s+are)\s+(?:only\s+|really\s+|not\s+)?)"
+                   rf"(?:(?:{TITLES})\.?\s+)?$")  # (`"Oh—you're Jordan Baker."`: said to her)
 
 
 _VOCATIVE = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+)"

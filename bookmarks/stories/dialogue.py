@@ -36,6 +36,7 @@ from bookmarks.stories.speakers import (
     NameChecker,
     Person,
     display_name,
+    family_merges,
     gender_from_name,
     genders,
     merge_variants,
@@ -158,6 +159,18 @@ class Cast:
                 for n, head in list(canon.items()):
                     if head == desc:
                         canon[n] = target
+        self._build(paras, canon, found, tagged, narrator_forms)
+        # `Mrs. Pontellier` is Edna: once the text has made Edna a woman
+        if joins := family_merges(self.people, [p.text for p in paras]):
+            self._build(paras, {n: joins.get(h, h) for n, h in canon.items()}, found, tagged, narrator_forms)
+        self._pattern = re.compile(r"(?<![\w’'-])(" + "|".join(
+            re.escape(k) for k in sorted(self.keys, key=len, reverse=True)) + r")(?![\w-])(?![’'][a-rt-z])") \
+            if self.keys else None
+
+    def _build(self, paras: list[Para], canon: dict[str, str], found: dict[str, str], tagged: set[str],
+               narrator_forms: set[str] | None) -> None:
+        """The people (each head with its forms and sex), the speakers and the keys."""
+        narrator, checker = self.narrator, self.checker
         self.people: dict[str, Person] = {}
         for name, head in canon.items():
             person = self.people.setdefault(head, Person(head))
@@ -175,9 +188,6 @@ class Cast:
         titled = titled_genders("\n\n".join(p.text for p in paras))
         for person in self.people.values():
             person.genders = genders(person, votes.get(person.name), titled)
-        self._pattern = re.compile(r"(?<![\w’'-])(" + "|".join(
-            re.escape(k) for k in sorted(self.keys, key=len, reverse=True)) + r")(?![\w-])(?![’'][a-rt-z])") \
-            if self.keys else None
 
     def _keys(self) -> dict[str, str]:
         """Every form a character is mentioned by → the character; single name words and
@@ -275,14 +285,26 @@ def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) 
     candle` when `Harker` speaks). A title is no surname: `a German Baroness` is no fuller
     form of `the Baroness` (a word before a title describes)."""
     single = {n for n in found if len(n.split()) == 1 and n[:1].isupper() and not _TITLE_WORD.match(n)}
+    titled = {w[1] for n in found if len(w := n.replace(".", "").split()) == 2 and _TITLE_WORD.match(w[0])
+              and w[1][:1].isupper()}  # `Miss Baker` speaks: `Jordan Baker`
+    first = single - titled  # `Daisy` speaks: `Daisy Buchanan`
     out: dict[str, str] = {}
     for p in paras:
         for k in range(len(p.segs)):
-            for m in _FULL_NAME.finditer(p.seg(k)):
+            seg = p.seg(k)
+            for m in _FULL_NAME.finditer(seg):
                 name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))
-                if name and len(name.split()) > 1 and name.split()[-1] in single:
+                if not name or len(words := name.split()) < 2 or _TITLE_WORD.match(words[0]) \
+                        or _family(seg, m):
+                    continue
+                if words[-1] in single | titled or words[0] in first and len(words) == 2:
                     out.setdefault(name, name)
     return out
+
+
+def _family(seg: str, m: re.Match) -> bool:
+    """`dinner with the Tom Buchanans`: a family, not a person."""
+    return m.group(0).endswith("s") and bool(re.search(r"\b[Tt]he\s+$", clean(seg)[:m.start()]))
 
 
 def _named_persons(paras: list[Para], checker: NameChecker, found: dict[str, str]) -> dict[str, str]:
@@ -294,7 +316,7 @@ def _named_persons(paras: list[Para], checker: NameChecker, found: dict[str, str
         for k in range(len(p.segs)):
             for m in re.finditer(rf"(?<![\w’'-]){PROPER}(?![\w’'-])", clean(p.seg(k))):
                 name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))  # not `Jekyll’s`
-                if name and name not in found and gender_from_name(name):
+                if name and name not in found and gender_from_name(name) and not _family(p.seg(k), m):
                     out.setdefault(name, name)
     return out
 

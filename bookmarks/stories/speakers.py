@@ -316,3 +316,49 @@ def genders(person: Person, votes: Counter | None,
     total = sum(votes.values())
     top, n = votes.most_common(1)[0]
     return {top} if n >= 2 and n >= 0.6 * total else set()
+
+
+_WIFE_TITLES = frozenset("mrs missus madame mme señora senora signora frau".split())
+_MAIDEN_TITLES = frozenset("miss mlle mademoiselle señorita senorita signorina fräulein".split())
+
+
+def family_merges(people: dict[str, Person], texts: list[str]) -> dict[str, str]:
+    """Within a family, once the text has given everyone a sex: `Mrs. Pontellier` is `Edna
+    Pontellier` when she is the one woman of that surname named by a first name and no `Miss
+    Pontellier` is there (a daughter); `Mr. Inglethorp` is `Alfred Inglethorp`, the one man of
+    that surname named by a first name; a bare `Pontellier` is that man when the others of
+    that surname are all women. Never two whom one paragraph names side by side (`Harriet
+    Grey … Mr. Grey … Mrs. Grey`: her parents). {head → the head it joins}."""
+    flat = [" ".join(t.split()) for t in texts]
+
+    def apart(a: str, b: str) -> bool:
+        return not any(a in t and b in t for t in flat)
+
+    by_surname: dict[str, list[str]] = {}
+    for head in people:
+        words = head.replace(".", "").split()
+        if len(words) == 2 and words[1][:1].isupper() or len(words) == 1 and words[0][:1].isupper():
+            by_surname.setdefault(words[-1], []).append(head)
+    out: dict[str, str] = {}
+    for heads in by_surname.values():
+        if len(heads) < 2:
+            continue
+        titles = {h: _core(h)[0] for h in heads}
+        first = [h for h in heads if titles[h] is None and len(h.split()) == 2]
+        women = [h for h in first if people[h].genders == {FEMALE}]
+        if len(women) == 1 and not any(t in _MAIDEN_TITLES for t in titles.values()):
+            out.update({h: women[0] for h in heads if titles[h] in _WIFE_TITLES and apart(h, women[0])})
+        bare = [h for h in heads if len(h.split()) == 1]
+        men = [h for h in heads if titles[h] and _TITLE_GENDER.get(titles[h]) == MALE]
+        sons = [h for h in first if people[h].genders == {MALE}]
+        if len(men) > 1 or len(sons) > 1:
+            continue
+        if men and sons and not apart(men[0], sons[0]):
+            continue  # a father and his son: a bare surname may be either
+        him = sons[0] if sons else men[0] if men else None
+        if men and sons:
+            out[men[0]] = him  # `Mr. Inglethorp` is Alfred Inglethorp, the one man so named
+        rest = set(heads) - set(bare) - set(men) - set(sons)
+        if him and len(bare) == 1 and rest and all(people[h].genders == {FEMALE} for h in rest):
+            out[bare[0]] = him
+    return out

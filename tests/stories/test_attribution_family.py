@@ -254,3 +254,37 @@ def test_french_italian_spanish_and_german_titles_give_a_name_and_its_sex():
             '"It is always late," she said.\n')
     assert who(text, "The boat is late") == "Monsieur Farrand"
     assert who(text, "It is always late") == "Signora Bassi"
+
+
+def characters(text: str) -> dict[str, list[str]]:
+    return {c.name: c.aliases for c in parse_story(text.encode(), "t.txt", fmt="prose").characters}
+
+
+HOLLANDS = ('Mr. Holland came home late; Mrs. Holland was reading by the lamp.\n\n'
+            '"You are late," said Mrs. Holland.\n\n'
+            '"The train was slow," said Mr. Holland, and he hung up his coat.\n\n'
+            'Ruth Holland put down her book. She had waited for him all evening, and she '
+            'did not mean to say so. She smiled at him.\n\n'
+            '"Was it?" said Ruth.\n\n'
+            'Tom Holland laughed at her. He had been in the garden, and he came in muddy.\n\n'
+            '"It always is," said Holland.\n')
+
+
+def test_a_wife_title_is_the_one_woman_of_the_family_named_in_full():
+    c = characters(HOLLANDS)
+    assert "Mrs. Holland" in c["Ruth Holland"]
+    assert "Mr. Holland" in c["Tom Holland"] and "Holland" in c["Tom Holland"]
+
+
+def test_a_daughter_keeps_the_wife_title_apart():
+    c = characters(HOLLANDS.replace("Ruth Holland put down", "Miss Holland looked up. Ruth Holland "
+                                    "put down"))
+    assert "Mrs. Holland" not in c.get("Ruth Holland", [])
+
+
+def test_a_family_plural_is_no_person_and_a_first_name_takes_its_full_form():
+    c = characters('I drove over to have dinner with the Tom Buchanans. Daisy Buchanan was my '
+                   'cousin, and I had known Tom Buchanan in college. Jordan Baker was staying with them.\n\n'
+                   '"Nick!" cried Daisy.\n\n"Hello," said Tom.\n\n"Absolutely!" said Miss Baker.\n')
+    assert "Tom Buchanans" not in c and "Daisy" in c.get("Daisy Buchanan", [])
+    assert "Tom" in c.get("Tom Buchanan", []) and "Miss Baker" in c.get("Jordan Baker", [])

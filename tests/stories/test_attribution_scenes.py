@@ -230,3 +230,11 @@ def test_one_who_names_oneself_says_the_line_whatever_the_pronoun_gave():
     assert s["Oh, but you are mistaken, dear. I'm only Nell. I keep the house."] == "Nell"
     assert s["I'm Nell, the girl who does the work."] == "Nell"
     assert s["I am not Nell, but I could be."] == "Bess"
+
+
+def test_a_line_saying_youre_x_is_said_to_x():
+    s = said('Nell and Bess sat on the porch; Ann came up the steps.\n\n'
+             '"Ten o\'clock," said Bess. "Time for bed."\n\n'
+             '"She sails in the race tomorrow," explained Nell.\n\n'
+             '"Oh—you\'re Bess, then. I have heard of you."\n')
+    assert s["Oh—you're Bess, then. I have heard of you."] != "Bess"
