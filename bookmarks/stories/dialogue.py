@@ -41,6 +41,7 @@ from bookmarks.stories.speakers import (
     genders,
     merge_variants,
     pronoun_votes,
+    several_titled,
     titled_genders,
 )
 from bookmarks.stories.tags import (
@@ -144,7 +145,9 @@ class Cast:
         found.update(_full_names(told, checker, found))
         tagged = set(found)
         found.update(_named_persons(told, checker, found))
-        canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))})
+        whole = "\n\n".join(p.text for p in paras)
+        canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))
+                                             and not several_titled(whole, n)})  # `the doctor`
         narration_pieces = [p.seg(k) for p in paras for k in range(len(p.segs))]
         speaking = {canon.get(n, n) for n in tagged}  # a description goes only to a speaker
         for desc, name in appositives(narration_pieces, {n: found[n] for n in found

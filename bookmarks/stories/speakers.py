@@ -156,6 +156,17 @@ def _core(name: str) -> tuple[str | None, frozenset[str]]:
 
 
 _TITLE_WORDS = frozenset(t.casefold() for t in TITLES.split("|"))
+_TITLE_SHORT = {"doctor": ("dr",), "captain": ("capt",), "professor": ("prof",), "colonel": ("col",),
+                "lieutenant": ("lieut",), "sergeant": ("sgt",), "reverend": ("rev",)}
+
+
+def several_titled(text: str, word: str) -> bool:
+    """The text titles two people or more with this word (`Dr. Lanyon` and `Dr. Jekyll`):
+    `the doctor` may be either."""
+    forms = {word.casefold(), *_TITLE_SHORT.get(word.casefold(), ())}
+    alts = "|".join(re.escape(f.capitalize()) for f in forms)
+    named = re.findall(rf"\b(?:{alts})\.?\s+((?:[A-Z][a-z]+\s+)?[A-Z][a-z]+)", text)
+    return len({n.split()[-1] for n in named}) > 1  # (`Dr. Will Kennicott` is `Dr. Kennicott`)
 
 
 def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str, str]:
@@ -180,7 +191,9 @@ def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str
         # a bare description is no short form: `the man` is not `the little man`
         if not fits and len(core) == 1 and next(iter(core)) in _TITLE_WORDS \
                 and (titled is None or name in titled):  # `the Captain`
-            fits = [h for h in heads if _core(h)[0] == next(iter(core))]
+            forms = {next(iter(core)), *_TITLE_SHORT.get(next(iter(core)), ())}
+            fits = sorted({h for h in heads if _core(h)[0] in forms}  # `the doctor`: `Dr.
+                          | {canon[n] for n in canon if _core(n)[0] in forms})  # Kennicott`, Will
         if not fits and name.casefold() in (h.casefold() for h in heads):
             fits = [h for h in heads if h.casefold() == name.casefold()]
         if len(fits) > 1 and title is None and len(core) == 1:  # `said Racksole`: Mr. Theodore

@@ -288,3 +288,16 @@ def test_a_family_plural_is_no_person_and_a_first_name_takes_its_full_form():
                    '"Nick!" cried Daisy.\n\n"Hello," said Tom.\n\n"Absolutely!" said Miss Baker.\n')
     assert "Tom Buchanans" not in c and "Daisy" in c.get("Daisy Buchanan", [])
     assert "Tom" in c.get("Tom Buchanan", []) and "Miss Baker" in c.get("Jordan Baker", [])
+
+
+def test_the_doctor_is_the_one_man_the_text_titles_doctor():
+    text = ('Dr. Will Kennicott sat by Carol at supper.\n\n'
+            '"Do you like the library?" asked the doctor.\n\n'
+            '"It is pleasant," said Carol.\n\n'
+            '"Don\'t you get sick of the city?" said Dr. Kennicott.\n\n'
+            '"Sometimes," said Carol.\n')
+    assert "Doctor" in characters(text).get("Will Kennicott", []) or \
+        who(text, "Do you like the library?") == "Will Kennicott"
+    both = text.replace("Dr. Will Kennicott sat by Carol at supper.",
+                        "Dr. Will Kennicott sat by Carol; Dr. Lanyon came in late.")
+    assert who(both, "Do you like the library?") != "Will Kennicott"
