@@ -38,6 +38,9 @@ _NICKNAMES = {
     "alfred": "alf alfie", "arthur": "art", "george": "georgie", "walter": "walt wat",
     "philip": "phil", "stephen": "steve", "matthew": "matt", "andrew": "andy", "louisa": "lou",
     "rebecca": "becky", "martha": "patty", "emily": "em emmy", "emma": "em emmy",
+    "caroline": "carrie carry", "carol": "carrie", "albert": "bert bertie", "ethelbert": "bertie bert",
+    "herbert": "bert herbie", "roberta": "bobbie", "josephine": "jo josie", "victoria": "vicky",
+    "abigail": "abby", "judith": "judy", "theresa": "tess tessa", "teresa": "tess tessa",
 }
 SHORT_FORMS = {full: shorts.split() for full, shorts in _NICKNAMES.items()}  # first name → pet names
 NICKNAMES: dict[str, set[str]] = {}

@@ -301,3 +301,15 @@ def test_the_doctor_is_the_one_man_the_text_titles_doctor():
     both = text.replace("Dr. Will Kennicott sat by Carol at supper.",
                         "Dr. Will Kennicott sat by Carol; Dr. Lanyon came in late.")
     assert who(both, "Do you like the library?") != "Will Kennicott"
+
+
+def test_common_pet_names_call_their_full_names():
+    text = ('Carol sat by the window of the train; Kennicott read his paper.\n\n'
+            '"What is it?" asked Kennicott.\n\n'
+            '"They are so sunk in the mud," said Carol.\n\n'
+            'The train ran on past the grain elevators and the shacks of the next town, past '
+            'the lumber-yard and the creamery and the one church with its tin steeple, past the '
+            'mud of the roads and the wire fences and the bare fields that went to the edge of '
+            'the sky, and the porter came through calling the name of the next station twice.\n\n'
+            '"Look here, Carrie. They are happy."\n')
+    assert who(text, "Look here, Carrie.") == "Kennicott"
