@@ -156,10 +156,15 @@ _WAS_REPLY = re.compile(rf"{_LEAD}(?:was|came)\s+(?P<s>{PROPER})[’']s\s+(?:[a-
                         r"response|rejoinder)\b")  # `was Mr. Emerson’s reply`
 
 
+_WAS_ALL = re.compile(rf"{_LEAD}(?:was|is)\s+all\s+(?:that\s+)?(?P<s>{SUBJ})\s+(?:would\s+|could\s+)?"
+                      rf"{VERB}\b")
+# `"Oh, they're not so bad," was all he answered.`
+
+
 def tag_after(seg: str) -> Tag | None:
     """The speech tag at the start of the narration after a quotation."""
     seg = clean(seg)
-    for pattern in (_HEARD, _WAS_REPLY, _VERB_SUBJ, _SUBJ_VERB):
+    for pattern in (_HEARD, _WAS_REPLY, _WAS_ALL, _VERB_SUBJ, _SUBJ_VERB):
         if m := pattern.match(seg):
             if pattern is _SUBJ_VERB and _passive(m):
                 return None  # `"And you?" I was asked.`: I am the one spoken to

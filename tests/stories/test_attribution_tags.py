@@ -157,3 +157,10 @@ def test_a_possessive_voice_before_a_quotation_is_its_owner_speaking():
             'Hugh\'s face was grim. "So do I."\n')
     assert who(text, "I think the wheel is lost.") == "Nell"
     assert who(text, "So do I.") != "Hugh's"
+
+
+def test_was_all_he_answered_is_a_tag():
+    text = ('Hugh leaned on the gate while Nell fed the hens.\n\n'
+            '"The wheel will never turn again," said Nell.\n\n'
+            '"Oh, it is not so bad," was all Hugh answered. He went on mending the sluice.\n')
+    assert who(text, "Oh, it is not so bad") == "Hugh"
