@@ -54,6 +54,7 @@ from bookmarks.stories.tags import (
     beat,
     clean,
     open_tag_after,
+    open_tag_before,
     tag_after,
     tag_before,
 )
@@ -103,7 +104,7 @@ def _read(paragraphs: list[tuple[int, str, str | None]], style: str) -> list[Par
         if quotes and (t := p.after[-1]) and re.search(r"[.!?]\W*$", quotes[-1].text) \
                 and re.fullmatch(r"[\s:]*:[\s—–-]*", clean(p.seg(len(quotes)))[t.end:]):
             p.after[-1] = None  # `"…." But Phyllis said:—` speaks the next paragraph
-        p.before = [tag_before(p.seg(i)) for i in range(len(quotes))]
+        p.before = [tag_before(p.seg(i)) or open_tag_before(p.seg(i)) for i in range(len(quotes))]
         claimed = {i for i, t in enumerate(p.before)
                    if t and t.end >= len(clean(p.seg(i)).rstrip(" ,:;—–-")) - 1}
         claimed |= {i + 1 for i in range(len(quotes) - 1) if quotes[i].speech and p.seg(i + 1).strip()

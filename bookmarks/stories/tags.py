@@ -203,6 +203,24 @@ def open_tag_after(quote: str, seg: str) -> Tag | None:
     return _tag(m)
 
 
+# `Carol must have flinched, for instantly he was urging, "…"`: a clause that ends the
+# narration on a comma or a colon before a quotation, its subject right before any -ed or
+# -ing verb, is the tag, whatever the verb
+_OPEN_BEFORE = re.compile(rf"(?:^|[,;:—–(]\s*|\b(?i:and|but|for|so|then|when|as|while)\s+)(?:{ADV}\s+)?"
+                          rf"(?P<s>{_DESC}|{PRONOUN}|{PROPER})(?:\s+{AUX})?(?:\s+{ADV})?\s+"
+                          r"(?P<v>[a-z]{2,}(?:ed|ing))\s*[,:][\s—–-]*$")
+
+
+def open_tag_before(seg: str) -> Tag | None:
+    """The tag before a quotation that the narration runs into by any verb."""
+    seg = clean(seg)
+    m = _OPEN_BEFORE.search(seg)
+    if not m or m.group("s").split()[0].casefold() in STOP_WORDS and not re.fullmatch(
+            PRONOUN, m.group("s")) and not re.match(_DESC, m.group("s")):
+        return None
+    return Tag(m.group("s"), m.start("s"), m.end("v"))
+
+
 def _passive(m: re.Match) -> bool:
     """`I was asked`, `he was told`: was/were/is before a verb that is no -ing form."""
     return bool(m.group("aux")) and m.group("aux") in ("was", "were", "is") \

@@ -164,3 +164,10 @@ def test_was_all_he_answered_is_a_tag():
             '"The wheel will never turn again," said Nell.\n\n'
             '"Oh, it is not so bad," was all Hugh answered. He went on mending the sluice.\n')
     assert who(text, "Oh, it is not so bad") == "Hugh"
+
+
+def test_a_clause_running_into_the_quotation_by_any_verb_is_its_tag():
+    text = ('Hugh leaned on the gate while Nell fed the hens.\n\n'
+            '"The wheel will never turn again," said Hugh.\n\n'
+            'Nell must have frowned, for at once he was pleading, "I only mean that it is old."\n')
+    assert who(text, "I only mean that it is old.") == "Hugh"
