@@ -117,11 +117,15 @@ class CallRules:
             return None  # `"…, Eliza."` ¶ `"I beg you will not put it into Lizzy's head …"`
         return who
 
-    def _speaks_of(self, p, who: str, third: bool = False) -> bool:
+    def _speaks_of(self, p, who: str, third: bool = False, own: bool = True) -> bool:
         """A line of the paragraph names `who` (one does not talk of oneself by name);
         `third`: only as someone talked about — a possessive, or the subject of `is`, `has`
-        … (`Lizzy's head`, `Molly isn't`; not `I'm only Nancy`)."""
+        … (`Lizzy's head`, `Molly isn't`; not `I'm only Nancy`); `own` False: not where the
+        line names its speaker (`I'm only Nancy`)."""
         for q in p.quotes:
+            if not own and q.speech and any(self.cast.lookup(m.group("n")) == who
+                                            for m in _SELF_NAMED.finditer(q.text)):
+                continue
             for _, end, n, _ in self.cast.mentions(q.text) if q.speech else []:
                 if n == who and (not third or _THIRD_PERSON.match(q.text[end:])):
                     return True

@@ -97,8 +97,9 @@ class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
                 and (other := self._two_alone_next(pi)):
             return other, "alone"
         if who is None and how in ("", "introduced") and i == 0 and not p.seg(0).strip() \
-                and not any([*p.after, *p.before]) and (actor := self._beat(pi)):
-            return actor, "beat-paragraph"
+                and not any([*p.after, *p.before]) and (actor := self._beat(pi)) \
+                and not self._speaks_of(p, actor, third=False, own=False):
+            return actor, "beat-paragraph"  # (`"I shall like Mr. Clark …"` is not Mr. Clark's)
         return who, how
 
     def _teller(self, pi: int, p, i: int) -> str | None:

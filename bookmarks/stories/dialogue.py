@@ -192,6 +192,15 @@ class Cast:
         titled = titled_genders("\n\n".join(p.text for p in paras))
         for person in self.people.values():
             person.genders = genders(person, votes.get(person.name), titled)
+        men: dict[str, list[str]] = {}  # surname → the men of it named by a first name
+        for person in self.people.values():
+            words = person.name.split()
+            if len(words) == 2 and person.genders == {"m"} and not _TITLE_WORD.match(words[0]):
+                men.setdefault(words[1], []).append(person.name)
+        for surname, names in men.items():  # `"I shall like Mr. Clark"`: Sam Clark, the one man
+            if len(names) == 1:
+                for form in (f"Mr. {surname}", f"Mr {surname}"):
+                    self.keys.setdefault(form, names[0])
 
     def _keys(self) -> dict[str, str]:
         """Every form a character is mentioned by → the character; single name words and

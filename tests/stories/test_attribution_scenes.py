@@ -238,3 +238,13 @@ def test_a_line_saying_youre_x_is_said_to_x():
              '"She sails in the race tomorrow," explained Nell.\n\n'
              '"Oh—you\'re Bess, then. I have heard of you."\n')
     assert s["Oh—you're Bess, then. I have heard of you."] != "Bess"
+
+
+def test_a_line_about_mr_x_is_not_the_one_man_of_that_surname_s():
+    text = ('Sam Clark drove them up from the station; Mrs. Clark sat beside him.\n\n'
+            '"Well, I\'m glad you came, child," Sam Clark said.\n\n'
+            'Contentedly Sam Clark drove off down the street.\n\n'
+            '"I shall like Mr. Clark. They are all so friendly."\n')
+    found = [a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions
+             if "I shall like Mr. Clark" in a.text]
+    assert found and found[0] != "Sam Clark"
