@@ -34,8 +34,17 @@ _PARENT_CALL = re.compile(r"(?:^|[,;:!?.—–-]\s*)(?:(?:my|oh|dear|dearest)\s+
                           r"mother)(?=\s*(?:[,;:!?.—–-]|$))", re.I)
 
 
+def _voices(p) -> bool:
+    """Speech quotations side by side, nothing between them (`“What passion!” “What an
+    artist!”`): several voices."""
+    return any(p.quotes[i].speech and p.quotes[i + 1].speech and not p.seg(i + 1).strip()
+               for i in range(len(p.quotes) - 1))
+
+
 class CallRules:
     def turn(self, pi: int, p) -> str | None:
+        if _voices(p):
+            return None  # `“What passion!” “What an artist!” “…”`: many voices, no one's turn
         if child := self._child_calling(pi, p):
             return child
         who = super().turn(pi, p) or self.vocative(pi, p)

@@ -248,3 +248,13 @@ def test_a_line_about_mr_x_is_not_the_one_man_of_that_surname_s():
     found = [a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions
              if "I shall like Mr. Clark" in a.text]
     assert found and found[0] != "Sam Clark"
+
+
+def test_quotations_side_by_side_are_many_voices_and_no_ones_turn():
+    text = ('"Did you like my playing?" asked Miss Reisz.\n\n'
+            '"I could not speak," said Edna.\n\n'
+            'But the others had heard her too. "What passion!" "What an artist!" '
+            '"It shakes a man!"\n')
+    found = {a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions
+             if "What passion!" in a.text or "What an artist!" in a.text}
+    assert found == {"narration"}
