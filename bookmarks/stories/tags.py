@@ -34,7 +34,7 @@ advised volunteered corroborated attested vouchsafed confided hazarded prompted 
 implored entreated begged besought coaxed soothed purred gushed quavered trilled lisped
 quoted reminded hinted commanded apologized apologised snarled whined wheezed intoned requested
 babbled chattered simpered spluttered sputtered boomed cooed crowed exulted re-echoed
-retorts answers rejoins remarks observes adds cries whimpers mutters
+retorts answers rejoins remarks observes adds cries whimpers mutters vowed vow protest
 """.split()), key=len, reverse=True)  # bare forms: `Not till then did Miss Bartlett reply:`
 _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in", "chimed in",
             "burst out", "broke out", "spoke up", "ventured to ask", "ventured to say",
@@ -46,7 +46,8 @@ _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in
 VERB = "(?:" + "|".join([*(re.escape(p) for p in _PHRASES), *VERBS]) + ")"
 ADV = (r"(?:(?:very|rather)\s+[a-z]+ly|[a-z]+ly|again|then|now|aloud|presently|too|also|both|all|"
        r"at\s+last|at\s+once|at\s+length|in\s+reply|in\s+return|once\s+more|even|just|only|still|merely|quite|half)")
-AUX = r"(?:had|has|have|was|were|is|used\s+to)"  # `he had thought`, `she was saying`
+AUX = (r"(?:had|has|have|was|were|is|used\s+to|(?:was|were)\s+(?:moved|driven|forced|compelled|"
+       r"constrained|tempted|prompted)\s+to)")  # `he had thought`, `she was saying`, `was moved to vow`
 
 ABBREVIATIONS = "Mr|Mrs|Ms|Mme|Mlle|Dr|Capt|Col|Lieut|Sgt|Prof|Rev|St"
 TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Monsieur|Mademoiselle|Signor|Signora|"

@@ -171,3 +171,9 @@ def test_a_clause_running_into_the_quotation_by_any_verb_is_its_tag():
             '"The wheel will never turn again," said Hugh.\n\n'
             'Nell must have frowned, for at once he was pleading, "I only mean that it is old."\n')
     assert who(text, "I only mean that it is old.") == "Hugh"
+
+
+def test_was_moved_to_vow_is_a_speech_verb():
+    text = ('Hugh and Nell walked down to the river.\n\n'
+            '"It is a good country, and I am proud of it," the quiet Hugh was moved to vow.\n')
+    assert who(text, "It is a good country") == "Hugh"
