@@ -43,6 +43,7 @@ from bookmarks.stories.speakers import (
     pronoun_votes,
     several_titled,
     titled_genders,
+    titled_surnames,
 )
 from bookmarks.stories.tags import (
     LOWER,
@@ -146,9 +147,9 @@ class Cast:
         found.update(_full_names(told, checker, found))
         tagged = set(found)
         found.update(_named_persons(told, checker, found))
-        whole = "\n\n".join(p.text for p in paras)
+        surnames = titled_surnames("\n\n".join(p.text for p in paras))
         canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))
-                                             and not several_titled(whole, n)})  # `the doctor`
+                                             and not several_titled(surnames, n)})  # `the doctor`
         narration_pieces = [p.seg(k) for p in paras for k in range(len(p.segs))]
         speaking = {canon.get(n, n) for n in tagged}  # a description goes only to a speaker
         for desc, name in appositives(narration_pieces, {n: found[n] for n in found
@@ -163,17 +164,23 @@ class Cast:
                 for n, head in list(canon.items()):
                     if head == desc:
                         canon[n] = target
-        self._build(paras, canon, found, tagged, narrator_forms)
+        votes = self._build(paras, canon, found, tagged, narrator_forms)
         # `Mrs. Pontellier` is Edna: once the text has made Edna a woman
         if joins := family_merges(self.people, [p.text for p in paras]):
-            self._build(paras, {n: joins.get(h, h) for n, h in canon.items()}, found, tagged, narrator_forms)
+            joined: dict[str, Counter] = {}
+            for head, count in votes.items():
+                joined[joins.get(head, head)] = joined.get(joins.get(head, head), Counter()) + count
+            self._build(paras, {n: joins.get(h, h) for n, h in canon.items()}, found, tagged, narrator_forms,
+                        joined)
         self._pattern = re.compile(r"(?<![\w’'-])(" + "|".join(
             re.escape(k) for k in sorted(self.keys, key=len, reverse=True)) + r")(?![\w-])(?![’'][a-rt-z])") \
             if self.keys else None
 
     def _build(self, paras: list[Para], canon: dict[str, str], found: dict[str, str], tagged: set[str],
-               narrator_forms: set[str] | None) -> None:
-        """The people (each head with its forms and sex), the speakers and the keys."""
+               narrator_forms: set[str] | None,
+               votes: dict[str, Counter] | None = None) -> dict[str, Counter]:
+        """The people (each head with its forms and sex), the speakers and the keys; the
+        pronoun votes for each head (counted here unless given)."""
         narrator, checker = self.narrator, self.checker
         self.people: dict[str, Person] = {}
         for name, head in canon.items():
@@ -186,9 +193,10 @@ class Cast:
             self.people.setdefault(narrator, Person(narrator)).forms |= (narrator_forms or set())
         self.speakers = {canon.get(n, n) for n in tagged} | ({narrator} if narrator else set())
         self.keys = self._keys()
-        narration = "\n".join(p.seg(i) for p in paras for i in range(len(p.segs)))
-        forms = {f: k for f, k in self.keys.items() if f[:1].isupper() or f.startswith("the ")}
-        votes = pronoun_votes(clean(narration), forms)
+        if votes is None:
+            narration = "\n".join(p.seg(i) for p in paras for i in range(len(p.segs)))
+            forms = {f: k for f, k in self.keys.items() if f[:1].isupper() or f.startswith("the ")}
+            votes = pronoun_votes(clean(narration), forms)
         titled = titled_genders("\n\n".join(p.text for p in paras))
         for person in self.people.values():
             person.genders = genders(person, votes.get(person.name), titled)
@@ -201,6 +209,7 @@ class Cast:
             if len(names) == 1:
                 for form in (f"Mr. {surname}", f"Mr {surname}"):
                     self.keys.setdefault(form, names[0])
+        return votes
 
     def _keys(self) -> dict[str, str]:
         """Every form a character is mentioned by → the character; single name words and

@@ -160,13 +160,20 @@ _TITLE_SHORT = {"doctor": ("dr",), "captain": ("capt",), "professor": ("prof",),
                 "lieutenant": ("lieut",), "sergeant": ("sgt",), "reverend": ("rev",)}
 
 
-def several_titled(text: str, word: str) -> bool:
+def titled_surnames(text: str) -> dict[str, set[str]]:
+    """{title word (`dr`, `captain`): the surnames the text gives it} (`Dr. Will Kennicott`
+    and `Dr. Kennicott` are one)."""
+    out: dict[str, set[str]] = {}
+    for m in re.finditer(rf"\b({TITLES})\.?\s+((?:[A-Z][a-z]+\s+)?[A-Z][a-z]+)", text):
+        out.setdefault(m.group(1).casefold(), set()).add(m.group(2).split()[-1])
+    return out
+
+
+def several_titled(surnames: dict[str, set[str]], word: str) -> bool:
     """The text titles two people or more with this word (`Dr. Lanyon` and `Dr. Jekyll`):
     `the doctor` may be either."""
     forms = {word.casefold(), *_TITLE_SHORT.get(word.casefold(), ())}
-    alts = "|".join(re.escape(f.capitalize()) for f in forms)
-    named = re.findall(rf"\b(?:{alts})\.?\s+((?:[A-Z][a-z]+\s+)?[A-Z][a-z]+)", text)
-    return len({n.split()[-1] for n in named}) > 1  # (`Dr. Will Kennicott` is `Dr. Kennicott`)
+    return len(set().union(*(surnames.get(f, set()) for f in forms))) > 1
 
 
 def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str, str]:
