@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bookmarks.stories.attribution_context import appositives, main_subjects
+from bookmarks.stories.attribution_context import appositives, blank_quotes, main_subjects
 from bookmarks.stories.cast_names import SHORT_FORMS
 from bookmarks.stories.quotes import Quote, find_quotes, mark_scare_quotes
 from bookmarks.stories.speakers import (
@@ -49,6 +49,7 @@ from bookmarks.stories.tags import (
     LOWER,
     PERSON_NOUNS,
     PROPER,
+    STOP_WORDS,
     TITLES,
     UPPER,
     Tag,
@@ -405,16 +406,19 @@ def find_narrator(paras: list[Para], checker: NameChecker) -> tuple[str | None, 
         return None, set()
     called: Counter[str] = Counter()
     forms: dict[str, set[str]] = {}
+    inside: set[str] = set()  # called inside a line too, not only at its start (`Listen, …`)
     for text in _spoken_to_narrator(paras):
         seen: set[str] = set()  # a name called twice in one line is one call
         for m in vocatives(text):
             word = m.group("n")
             if checker.is_name_word(word) and not re.search(rf"\b{word}\b", told) \
-                    and word not in seen:
+                    and word not in seen and word.casefold() not in STOP_WORDS:
                 seen.add(word)
                 called[word] += 1
+                inside |= {word} if m.re is not VOCATIVES[1] else set()
                 forms.setdefault(word, {word}).add(" ".join(m.group("t", "n")).strip() if m.group("t")
                                                    else word)
+    called = Counter({w: n for w, n in called.items() if w in inside})
     ranked = called.most_common(2)
     if ranked and ranked[0][1] >= 2 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
         word = ranked[0][0]
@@ -429,7 +433,8 @@ def _spoken_to_narrator(paras: list[Para]) -> list[str]:
     out = []
     for k, p in enumerate(paras):
         near = paras[max(0, k - 1):k] + paras[k + 1:k + 2]
-        if any(_says_i(x, q) for x in near for q in x.quotes if q.speech):
+        to_me = re.search(r"\bme\b", blank_quotes(p))  # `"…, Nick," he advised me.`
+        if to_me or any(_says_i(x, q) for x in near for q in x.quotes if q.speech):
             out += [q.text for q in p.quotes if q.speech and not _says_i(p, q)]
     return out
 

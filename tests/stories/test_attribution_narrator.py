@@ -182,3 +182,15 @@ def test_a_sentence_adverb_before_a_name_is_no_part_of_it():
     story = parse_story(text.encode(), "t.txt", fmt="prose")
     levy = story.character("Maurice Levy")
     assert levy is not None and not any("Whereupon" in a for a in levy.aliases)
+
+
+def test_a_narrator_called_by_name_in_lines_said_to_me_is_named_so():
+    text = ("I drove over to the house that evening. I had not seen my cousin for a year.\n\n"
+            "The room was cool, and I sat down on the sofa by the window.\n\n"
+            "My cousin came in laughing, and I stood up to meet her friend.\n\n"
+            '"Listen, Nick; you must stay the night," Daisy said to me.\n\n'
+            '"Wait," Jordan said. "Let him eat first."\n\n'
+            'She looked at me absently. "Don\'t believe what they say, Nick."\n\n'
+            '"I won\'t," I said.\n')
+    names = {c.name for c in parse_story(text.encode(), "t.txt", fmt="prose").characters}
+    assert "Nick" in names and "Narrator" not in names
