@@ -74,11 +74,16 @@ class RelationRules:
         return any(re.match(_ELDER[rel], f) for f in (person.forms if person else {name}))
 
     def _spouse(self, owner: str, rel: str) -> str | None:
-        """Mr. X's wife is Mrs. X, Mrs. X's husband Mr. X, when the text names them so."""
-        m = re.match(r"(Mrs?)\.?\s+(.+)$", owner)
-        if not m or (m.group(1) == "Mrs") != (rel == "husband"):
-            return None
-        return self.cast.lookup(f"{'Mr' if rel == 'husband' else 'Mrs'}. {m.group(2)}")
+        """Mr. X's wife is Mrs. X, Mrs. X's husband Mr. X, when the text names them so (by any
+        of their forms: Alfred Inglethorp is Mr. Inglethorp)."""
+        person = self.cast.people.get(owner)
+        for form in sorted(person.forms | {owner} if person else {owner}):
+            m = re.match(r"(Mrs?)\.?\s+(.+)$", form)
+            if m and (m.group(1) == "Mrs") == (rel == "husband"):
+                found = self.cast.lookup(f"{'Mr' if rel == 'husband' else 'Mrs'}. {m.group(2)}")
+                if found and found != owner:
+                    return found
+        return None
 
     def _parent(self, owner: str, rel: str) -> str | None:
         """Mrs. X (Mr. X) for the mother (father) of someone the text names X: `Harriet Grey`,

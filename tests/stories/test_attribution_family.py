@@ -313,3 +313,9 @@ def test_common_pet_names_call_their_full_names():
             'the sky, and the porter came through calling the name of the next station twice.\n\n'
             '"Look here, Carrie. They are happy."\n')
     assert who(text, "Look here, Carrie.") == "Kennicott"
+
+
+def test_his_wife_is_mrs_x_when_the_husband_is_known_by_his_first_name():
+    text = HOLLANDS + ('\n"Then we shall dine at eight," said Tom Holland, and Mrs. Quill, '
+                       'the cook, came to the door.\n\n"At eight, then," said his wife.\n')
+    assert who(text, "At eight, then") == "Ruth Holland"
