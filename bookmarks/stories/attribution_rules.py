@@ -420,6 +420,10 @@ class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
 _ANSWER_VERB = re.compile(r"\b(?:answered|replied|returned|retorted|rejoined|responded)\b")
 
 
+_DESCRIBED_NAME = re.compile(r"(?:[Tt]he|[Hh]is|[Hh]er)\s+[a-z][\w-]*\s+[A-Z]")  # `the unsentimental
+# Kennicott` is a description of a name, no alias
+
+
 def _described(cast, name: str) -> bool:
     """A character the text names only by a description (`the girl`, `the lawyer`)."""
     person = cast.people.get(name)
@@ -463,7 +467,7 @@ def attribute_dialogue(
     drafts = [d for pi, p in enumerate(paras) for d in drafts_of(p, resolver.tags[pi])]
     spoken = {d.character for d in drafts}
     aliases = {person.name: sorted(f for f in person.forms if _fold(f) != _fold(person.name)
-                                   and not _bare_title(f))
+                                   and not _bare_title(f) and not _DESCRIBED_NAME.match(f))
                for person in cast.people.values() if person.name in spoken}
     if narrator == NARRATOR and NARRATOR in spoken:
         aliases.setdefault(NARRATOR, [])

@@ -124,6 +124,9 @@ pleaded interrupted retorted gasped hissed shrieked muttering murmuring out alou
 """.split())
 
 
+_TITLE_CASE = re.compile(r"(?:[A-Z][\w’'-]*)(?:\s+(?:[A-Z][\w’'-]*|of|the|and|a|in|on|to)){0,4}")
+
+
 def mark_scare_quotes(p: str, quotes: list[Quote], speakerish: set[int] | None = None) -> None:
     """Set `speech=False` on quotations that are words quoted inside a sentence or titles.
     `speakerish`: indices of quotations a speech tag right before them claims."""
@@ -135,6 +138,10 @@ def mark_scare_quotes(p: str, quotes: list[Quote], speakerish: set[int] | None =
         if letters and all(c.isupper() for c in letters) and len(inner.split()) <= 6 \
                 and (not terminal or inner.endswith("-")) and len(letters) > 1:
             q.speech = False  # 'DRINK ME', 'ORANGE MARMALADE'
+            continue
+        if k and not quotes[k - 1].speech and p[quotes[k - 1].end:q.start].strip(" ,") in ("and", "or", "") \
+                and _TITLE_CASE.fullmatch(inner.rstrip(".,!?")):
+            q.speech = False  # `playing "Carmen" and "Madame Butterfly."`: a second title
             continue
         if k not in speakerish and re.search(r"\b(?:a|an|the|his|her|their|its|my|our|your|this|that)\s*$",
                                              p[:q.start], re.I):

@@ -361,3 +361,12 @@ def test_a_name_with_adjectives_and_a_verb_with_back():
     assert s["Not yet."] == "Rat"
     assert "Face" not in {c.name for c in story('The face of Hyde was pale. "Go," said Tom.\n').characters}
 
+
+
+def test_a_second_title_after_and_is_no_speech_and_a_described_name_no_alias():
+    s = said('"Hello," said Carol.\n\n'
+             'The band was playing "Carmen" and "Madame Butterfly." Carol was dizzy with music. '
+             '"It is all so lovely," she whispered.\n')
+    assert not any("Madame Butterfly" in t and c != "narration" for t, c in s.items())
+    c = cast('"Ho," the unsentimental Kennicott was moved to say.\n\n"Hi," said Kennicott.\n')
+    assert "the unsentimental Kennicott" not in c.get("Kennicott", [])
