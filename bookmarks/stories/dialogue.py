@@ -318,8 +318,8 @@ def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) 
             for m in _FULL_NAME.finditer(seg):
                 name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))
                 if not name or len(words := name.split()) < 2 or _TITLE_WORD.match(words[0]) \
-                        or _family(seg, m):
-                    continue
+                        or _family(seg, m) or len(set(words)) < len(words):
+                    continue  # (`called Scrooge Scrooge, and sometimes Marley`: no name)
                 if words[-1] in single | titled or words[0] in first and len(words) == 2:
                     out.setdefault(name, name)
     return out

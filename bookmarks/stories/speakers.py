@@ -156,6 +156,7 @@ def _core(name: str) -> tuple[str | None, frozenset[str]]:
 
 
 _TITLE_WORDS = frozenset(t.casefold() for t in TITLES.split("|"))
+_OWNED = re.compile(r"[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*[’']s\s+[a-z]+$")  # `Scrooge's nephew`
 _TITLE_SHORT = {"doctor": ("dr",), "captain": ("capt",), "professor": ("prof",), "colonel": ("col",),
                 "lieutenant": ("lieut",), "sergeant": ("sgt",), "reverend": ("rev",)}
 
@@ -194,8 +195,10 @@ def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str
     for name in order:
         title, core = _core(name)
         fits = [h for h in heads if core <= _core(h)[1] and _title_fits(title, core, h, titles)
-                and not (title is None and core < _core(h)[1] and core <= PERSON_NOUNS)]
-        # a bare description is no short form: `the man` is not `the little man`
+                and not (title is None and core < _core(h)[1] and core <= PERSON_NOUNS
+                         and not _OWNED.match(h))]
+        # a bare description is no short form: `the man` is not `the little man` (but `the
+        # nephew` is `Scrooge's nephew`)
         if not fits and len(core) == 1 and next(iter(core)) in _TITLE_WORDS \
                 and (titled is None or name in titled):  # `the Captain`
             forms = {next(iter(core)), *_TITLE_SHORT.get(next(iter(core)), ())}

@@ -370,3 +370,11 @@ def test_a_second_title_after_and_is_no_speech_and_a_described_name_no_alias():
     assert not any("Madame Butterfly" in t and c != "narration" for t, c in s.items())
     c = cast('"Ho," the unsentimental Kennicott was moved to say.\n\n"Hi," said Kennicott.\n')
     assert "the unsentimental Kennicott" not in c.get("Kennicott", [])
+
+
+def test_a_doubled_word_is_no_full_name_and_the_nephew_is_the_one_owned():
+    c = cast('People new to the business called Scrooge Scrooge, and sometimes Marley.\n\n'
+             '"Bah!" said Scrooge.\n\n"A merry Christmas, uncle!" cried Scrooge\'s nephew.\n\n'
+             '"Don\'t be cross, uncle!" said the nephew.\n')
+    assert "Scrooge Scrooge" not in c and "Scrooge" in c
+    assert "Nephew" not in c
