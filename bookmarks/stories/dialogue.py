@@ -119,6 +119,9 @@ def _read(paragraphs: list[tuple[int, str, str | None]], style: str) -> list[Par
     return out
 
 
+_MENTIONS_KEPT = 512  # texts whose mentions a cast keeps (the paragraphs near the one at hand)
+
+
 class Cast:
     """The characters found in speech tags, their variants, mentions and genders."""
 
@@ -253,6 +256,16 @@ class Cast:
         """(start, end, character, is subject) for each mention in a piece of narration."""
         if not self._pattern:
             return []
+        cache = self.__dict__.setdefault("_mentioned", {})  # the rules ask of the texts near
+        if (found := cache.get(text)) is not None:  # the paragraph at hand again and again
+            return list(found)
+        out = self._mentions(text)
+        cache[text] = tuple(out)
+        if len(cache) > _MENTIONS_KEPT:
+            del cache[next(iter(cache))]  # the oldest
+        return out
+
+    def _mentions(self, text: str) -> list[tuple[int, int, str, bool]]:
         out = []
         text = re.sub(r"^[A-Z]{2,}\b", lambda m: m.group(0).capitalize(), text)  # `MARILLA came`
         for m in self._pattern.finditer(clean(text)):
