@@ -160,10 +160,14 @@ class Resolver:
             return who, f"before:{tag.subject}{self.stage}" if who or _pronoun(tag) else "unknown"
         if unknown_tag(p.seg(i + 1), after=True) or unknown_tag(seg, after=False):
             return None, "unknown"
-        others = {n for _, _, n, _ in self.cast.mentions(_unbracket(seg))}
-        others -= {p.speakers[i - 1] if i else None}
+        named = self.cast.mentions(_unbracket(seg))
+        others = {n for _, _, n, _ in named} - {p.speakers[i - 1] if i else None}
+        if i and p.speakers[i - 1] and is_tag_only(seg) \
+                and not {n for _, _, n, subject in named if subject} - {p.speakers[i - 1]}:
+            return p.speakers[i - 1], "same"  # `said Mr. Casaubon, not keeping pace with Mr.
+            # Brooke's impetuous reason, "…"`: a name inside the tag's phrase speaks not
         if i and p.speakers[i - 1] and not others and (
-                is_tag_only(seg) or seg.strip(" ,;:—–-") in ("", "or", "and") or _bracketed(seg)):
+                seg.strip(" ,;:—–-") in ("", "or", "and") or _bracketed(seg)):
             return p.speakers[i - 1], "same"
         if i and p.speakers[i - 1] and q.text.lstrip(" “‘\"'—–-")[:1].islower() \
                 and re.search(r"[,;—–-]\W*$", p.quotes[i - 1].text):

@@ -143,6 +143,12 @@ def mark_scare_quotes(p: str, quotes: list[Quote], speakerish: set[int] | None =
                 and _TITLE_CASE.fullmatch(inner.rstrip(".,!?")):
             q.speech = False  # `playing "Carmen" and "Madame Butterfly."`: a second title
             continue
+        if re.search(r"\b(?:at|of|in|from|to|for|with|by|on|into)\s*$", p[:q.start]) \
+                and _TITLE_CASE.fullmatch(inner.rstrip(".,!?")) and len(inner.split()) > 1 \
+                and k not in speakerish:
+            q.speech = False  # `tankards of ale at "The Fisherman's Rest."`: a name (`with
+            # "Humbug."`, `a call of "Cooky!"` speak)
+            continue
         if k not in speakerish and re.search(r"\b(?:a|an|the|his|her|their|its|my|our|your|this|that)\s*$",
                                              p[:q.start], re.I):
             q.speech = False  # `a swirl of water and a 'cloop!'`: a word used as a noun

@@ -409,4 +409,4 @@ def is_tag_only(seg: str) -> bool:
     if not t:
         return False
     rest = seg_clean[t.end:].strip(" ,.;:!?—–-")
-    return not re.search(r"[.!?;]\s+\S", seg_clean[t.end:].rstrip()) or not rest
+    return not re.search(r"[.!?;]\s+\S", mask_abbreviations(seg_clean[t.end:]).rstrip()) or not rest

@@ -6,6 +6,7 @@ follow one another are two people, not a description merged into a name."""
 
 from __future__ import annotations
 
+from bookmarks.stories.importers import parse_story
 from tests.stories.test_attribution_family import who
 
 
@@ -177,3 +178,14 @@ def test_was_moved_to_vow_is_a_speech_verb():
     text = ('Hugh and Nell walked down to the river.\n\n'
             '"It is a good country, and I am proud of it," the quiet Hugh was moved to vow.\n')
     assert who(text, "It is a good country") == "Hugh"
+
+
+def test_a_name_inside_the_tags_phrase_does_not_stop_the_speech_going_on():
+    text = ('Hugh and Nell sat by the fire with old Mr. Wrenn.\n\n'
+            '"No," said Hugh, not keeping pace with Mr. Wrenn\'s hasty reasoning, and thinking '
+            'of the mill only. "I have little time for such things just now."\n\n'
+            'They drank their ale at "The Miller\'s Rest." "It is late," said Nell.\n')
+    assert who(text, "I have little time for such things") == "Hugh"
+    found = [a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions
+             if "Miller's Rest" in a.text]
+    assert found == ["narration"]
