@@ -162,10 +162,16 @@ _WAS_ALL = re.compile(rf"{_LEAD}(?:was|is)\s+all\s+(?:that\s+)?(?P<s>{SUBJ})\s+(
 # `"Oh, they're not so bad," was all he answered.`
 
 
+# `"…" Dorothea looked straight before her, and spoke with cold brusquerie`: one act, then
+# the speech verb, in the sentence right after the quotation
+_AND_SAID = re.compile(rf"{_LEAD}(?P<s>{_DESC}|{PRONOUN}|{PROPER})\s+[a-z]{{2,}}ed\b[^.!?;:“”\"]{{0,80}}?"
+                       rf",?\s+and\s+(?:then\s+)?{VERB}\b(?!\s+(?:nothing|no|not|never)\b)")
+
+
 def tag_after(seg: str) -> Tag | None:
     """The speech tag at the start of the narration after a quotation."""
     seg = clean(seg)
-    for pattern in (_HEARD, _WAS_REPLY, _WAS_ALL, _VERB_SUBJ, _SUBJ_VERB):
+    for pattern in (_HEARD, _WAS_REPLY, _WAS_ALL, _VERB_SUBJ, _SUBJ_VERB, _AND_SAID):
         if m := pattern.match(seg):
             if pattern is _SUBJ_VERB and _passive(m):
                 return None  # `"And you?" I was asked.`: I am the one spoken to

@@ -189,3 +189,13 @@ def test_a_name_inside_the_tags_phrase_does_not_stop_the_speech_going_on():
     found = [a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions
              if "Miller's Rest" in a.text]
     assert found == ["narration"]
+
+
+def test_an_act_and_then_a_speech_verb_after_the_quotation_is_its_tag():
+    text = ('Hugh and Nell walked by the race.\n\n'
+            '"You see how widely we differ, Hugh." Nell looked straight before her, and spoke '
+            'with cold brusquerie.\n\n'
+            '"I see it," said Hugh.\n\n'
+            '"Then go." Hugh turned away and said nothing.\n')
+    assert who(text, "You see how widely we differ") == "Nell"
+    assert who(text, "Then go.") != "Hugh"
