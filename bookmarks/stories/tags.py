@@ -40,6 +40,8 @@ _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in
             "burst out", "broke out", "spoke up", "ventured to ask", "ventured to say",
             "ventured to remark", "called back", "shouted back", "answered back", "snapped back",
             "fired back", "had begun", "was beginning", "spoke", "began again", "broke into",
+            "took an opportunity of saying", "took the opportunity of saying", "took occasion to say",
+            "took the opportunity to say", "took an opportunity to say",
             *(f"{lead} to {say}" for lead in ("hastened", "hurried", "made haste", "managed")
               for say in ("say", "ask", "add", "reply", "answer", "explain", "assure her",
                           "assure him"))]  # `Edna hastened to say.`

@@ -199,3 +199,10 @@ def test_an_act_and_then_a_speech_verb_after_the_quotation_is_its_tag():
             '"Then go." Hugh turned away and said nothing.\n')
     assert who(text, "You see how widely we differ") == "Nell"
     assert who(text, "Then go.") != "Hugh"
+
+
+def test_took_an_opportunity_of_saying_is_a_speech_verb():
+    text = ('Hugh and Nell walked by the race.\n\n'
+            '"But you are fond of the mill, Nell," Hugh presently took an opportunity of saying. '
+            '"I should have thought so."\n')
+    assert who(text, "But you are fond of the mill") == "Hugh"
