@@ -417,4 +417,6 @@ def is_tag_only(seg: str) -> bool:
     if not t:
         return False
     rest = seg_clean[t.end:].strip(" ,.;:!?—–-")
+    if re.fullmatch(rf"(?:and|then|and\s+then),?\s+to\s+(?:{PROPER}|him|her|them|me|the\s+[a-z]+)", rest):
+        return True  # `cried Kennicott; and, to Carol, "…"`: he turns to her
     return not re.search(r"[.!?;]\s+\S", mask_abbreviations(seg_clean[t.end:]).rstrip()) or not rest

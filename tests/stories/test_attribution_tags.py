@@ -206,3 +206,9 @@ def test_took_an_opportunity_of_saying_is_a_speech_verb():
             '"But you are fond of the mill, Nell," Hugh presently took an opportunity of saying. '
             '"I should have thought so."\n')
     assert who(text, "But you are fond of the mill") == "Hugh"
+
+
+def test_and_to_someone_after_a_tag_goes_on_with_the_same_speaker():
+    text = ('Hugh, Nell and Sam stood at the gate.\n\n'
+            '"Fine work, Sam!" cried Hugh; and, to Nell, "Let\'s go in. Sam can mind the wheel."\n')
+    assert who(text, "Let's go in.") == "Hugh"
