@@ -222,10 +222,14 @@ def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str
 def _title_fits(title: str | None, core: frozenset[str], head: str,
                 titles: dict[frozenset[str], set[str]]) -> bool:
     head_title, head_core = _core(head)
+    if title is None and head_title in _WIFE_TITLES and len(core) == 1:
+        return False  # `James` is not `Mrs. James`, his wife
     if title is None or head_title == title:
         return True
     if head_title is not None:
         return False
+    if title in _WIFE_TITLES and len(core) == 1 and head.replace(".", "").casefold().split()[0] in core:
+        return False  # `Mrs. Jolyon` is Jolyon Forsyte's wife, not he
     if len({_TITLE_GENDER.get(t, t) for t in titles.get(core, ())} - {None}) > 1 \
             and len({_TITLE_GENDER.get(t) for t in titles.get(core, ())} - {None}) != 1:
         return False  # a family: Mr. and Mrs. Bennet (`Mr. Oak` and `Shepherd Oak` are one)

@@ -319,3 +319,14 @@ def test_his_wife_is_mrs_x_when_the_husband_is_known_by_his_first_name():
     text = HOLLANDS + ('\n"Then we shall dine at eight," said Tom Holland, and Mrs. Quill, '
                        'the cook, came to the door.\n\n"At eight, then," said his wife.\n')
     assert who(text, "At eight, then") == "Ruth Holland"
+
+
+def test_mrs_and_a_mans_first_name_is_his_wife_not_he():
+    text = ('James Forsyte and his wife came in; Jolyon Forsyte stood by the fire, and Mrs. '
+            'Jolyon was not there.\n\n'
+            '"I wonder at it," said James.\n\n'
+            '"So do I," said Mrs. James.\n\n'
+            '"It is late," said Jolyon.\n')
+    assert who(text, "I wonder at it") != who(text, "So do I")
+    c = characters(text)
+    assert "Mrs. Jolyon" not in c.get("Jolyon Forsyte", [])
