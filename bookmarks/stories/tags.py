@@ -62,7 +62,11 @@ _TITLE = rf"(?:(?:{ABBREVIATIONS})\.?|(?:{TITLES}))"
 UPPER, LOWER = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"  # names with accents: `Münster`, `Zoë`, `Señora`
 _NAME_WORD = rf"(?:Mc|Mac|O[’'])?[{UPPER}][{LOWER}]+(?:[-’'][{UPPER}]?[{LOWER}]+)*"
 _DETERMINER = (r"(?!(?:The|This|That|These|Those|An?|His|Her|Its|Their|My|Our|Your|Then|And|But|So|"
-               r"When|While)\b)")  # `The wub shrugged`, `Then Meg announced`: no name `The`, `Then`
+               r"When|While|Through|From|With|Into|Upon|After|Before|Behind|Beside|Across|Among|"
+               r"Against|Towards?|Under|Over|At|In|On|By|For|Of)\b)"  # `The wub shrugged`, `Then Meg
+               # announced`, `Through Nell's lips`: no name `The`, `Then`, `Through`
+               r"(?![A-Z][a-z]+ing\s+(?:his|her|the|a|an|their|its|my|our|your|him|them)\b)")
+# (`Raising his broken nose towards his listener, he would add:` names no `Raising`)
 _PARTICLE = rf"(?:of|de|van|von)\s+(?!(?:{TITLES}|{ABBREVIATIONS})\b)"  # not `Robert of Mrs`
 PROPER = (rf"(?:{_TITLE}\s+)?{_DETERMINER}{_NAME_WORD}(?:\s+(?:{_PARTICLE})?{_NAME_WORD}){{0,3}}")
 PERSON_NOUNS = frozenset("""
@@ -398,6 +402,8 @@ def beat(seg: str) -> Tag | None:
         return None
     start, sentence = last_sentence(seg)
     found = clause_subject(sentence)
+    if not found and (m := _THROUGH_LIPS.match(clean(sentence))):
+        return Tag(m.group("s"), start + m.start("s"), len(seg), verb=False)
     if not found:
         return None
     subject = found[1]
@@ -406,7 +412,9 @@ def beat(seg: str) -> Tag | None:
     return Tag(subject, start + found[0], len(seg), verb=False)
 
 
-_VOICE = re.compile(r"\s+(?:voice|tones?|words|reply|answer|retort|response|question|lips)\b")
+_THROUGH_LIPS = re.compile(rf"\s*(?:Through|From|In|With)\s+(?P<s>{PROPER})[’']s\s+(?:[a-z]+\s+)?"
+                           r"(?:lips|voice|mouth)\b")  # `Through Aunt Ann's compressed lips a smile …:`
+_VOICE = re.compile(r"\s+(?:[a-z]+\s+)?(?:voice|tones?|words|reply|answer|retort|response|question|lips)\b")
 
 
 def is_tag_only(seg: str) -> bool:

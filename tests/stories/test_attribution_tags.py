@@ -212,3 +212,14 @@ def test_and_to_someone_after_a_tag_goes_on_with_the_same_speaker():
     text = ('Hugh, Nell and Sam stood at the gate.\n\n'
             '"Fine work, Sam!" cried Hugh; and, to Nell, "Let\'s go in. Sam can mind the wheel."\n')
     assert who(text, "Let's go in.") == "Hugh"
+
+
+def test_a_participle_opening_a_sentence_is_no_name_and_lips_with_a_word_before_speak():
+    text = ('Hugh and Nell sat with old Mr. Wrenn by the fire.\n\n'
+            '"The mill pays," said Hugh.\n\n'
+            'Raising his broken pipe towards the fire, Mr. Wrenn would add:\n\n'
+            '"For want of a new wheel we have paid nothing this year."\n\n'
+            'Through Nell\'s compressed lips a smile forced its way: "Then we shall mend it."\n')
+    names = {a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions}
+    assert "Raising" not in names
+    assert who(text, "Then we shall mend it.") == "Nell"
