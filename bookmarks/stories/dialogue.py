@@ -339,8 +339,10 @@ def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) 
 
 
 def _family(seg: str, m: re.Match) -> bool:
-    """`dinner with the Tom Buchanans`: a family, not a person."""
-    return m.group(0).endswith("s") and bool(re.search(r"\b[Tt]he\s+$", clean(seg)[:m.start()]))
+    """`dinner with the Tom Buchanans`, `Aunts Ann, Juley, and Hester`: a family, not a person."""
+    first = m.group(0).split()[0]
+    return m.group(0).endswith("s") and bool(re.search(r"\b[Tt]he\s+$", clean(seg)[:m.start()])) \
+        or first.endswith("s") and bool(_TITLE_WORD.match(first[:-1]))
 
 
 def _named_persons(paras: list[Para], checker: NameChecker, found: dict[str, str]) -> dict[str, str]:

@@ -330,3 +330,10 @@ def test_mrs_and_a_mans_first_name_is_his_wife_not_he():
     assert who(text, "I wonder at it") != who(text, "So do I")
     c = characters(text)
     assert "Mrs. Jolyon" not in c.get("Jolyon Forsyte", [])
+
+
+def test_a_plural_title_before_a_list_of_names_is_no_person():
+    c = characters('Seated in a row were three ladies—Aunts Ann, Juley, and Hester.\n\n'
+                   '"Very nice for the young man," said Aunt Ann.\n\n'
+                   '"Yes," said Aunt Hester.\n')
+    assert "Aunts Ann" not in c and "Aunt Ann" in c
