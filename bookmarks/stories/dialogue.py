@@ -23,7 +23,7 @@ stands closer; `I` to the first-person narrator, named when the text names them
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
 from bookmarks.stories.attribution_context import appositives, blank_quotes, main_subjects
@@ -256,13 +256,13 @@ class Cast:
         """(start, end, character, is subject) for each mention in a piece of narration."""
         if not self._pattern:
             return []
-        cache = self.__dict__.setdefault("_mentioned", {})  # the rules ask of the texts near
-        if (found := cache.get(text)) is not None:  # the paragraph at hand again and again
+        cache = self.__dict__.setdefault("_mentioned", OrderedDict())  # the rules ask of the texts
+        if (found := cache.get(text)) is not None:  # near the paragraph at hand again and again
             return list(found)
         out = self._mentions(text)
         cache[text] = tuple(out)
         if len(cache) > _MENTIONS_KEPT:
-            del cache[next(iter(cache))]  # the oldest
+            cache.popitem(last=False)  # the oldest
         return out
 
     def _mentions(self, text: str) -> list[tuple[int, int, str, bool]]:
