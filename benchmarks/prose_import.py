@@ -5,8 +5,10 @@ the seconds, lines per second and the ratio of the two times to the ratio of the
 
     python benchmarks/prose_import.py [--copies 1 2] [--texts N]
 
-Measured 2026-12-03 on the 2-core machine (all fifteen gold folders): 34,584 and 69,169
-lines took 24.9 s and 49.6 s (growth 1.00). On 2026-12-02 (fewer texts): 29,409 and 58,819
+Measured 2026-12-03 evening on the 2-core machine (all seventeen gold folders): 37,657 and
+75,315 lines took 20.8 s and 46.9 s (growth 1.12; with the cast's mentions cache turned off,
+30.7 s and 60.7 s, growth 0.99). That afternoon (fifteen folders): 34,584 and 69,169 lines
+in 24.9 s and 49.6 s (growth 1.00). On 2026-12-02 (fewer texts): 29,409 and 58,819
 lines in 17.2 s and 33.7 s (growth 0.98); the code before paragraphs were found by identity
 took 29.9 s and 141.0 s (growth 2.36).
 """
