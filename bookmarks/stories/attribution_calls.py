@@ -64,15 +64,14 @@ class CallRules:
         stands."""
         named = {self.cast.lookup(m.group("n")) for i in speech
                  for m in _SELF_NAMED.finditer(p.quotes[i].text)}
-        if len(named) != 1 or (me := named.pop()) is None:
-            return
+        me = named.pop() if len(named) == 1 else None
         wrong = {p.speakers[i] for i in speech} - {me}
-        if any(p.speakers[i] != me and self._named_tag(p, i) for i in speech) or len(wrong - {None}) > 1:
-            return
-        for i in speech:
-            if p.speakers[i] in wrong:
-                p.speakers[i], p.how[i] = me, "self-named"
-        self.events[pi].append((p.quotes[speech[0]].start, me, True))
+        if me and not any(p.speakers[i] != me and self._named_tag(p, i) for i in speech) \
+                and len(wrong - {None}) <= 1:
+            for i in speech:
+                if p.speakers[i] in wrong:
+                    p.speakers[i], p.how[i] = me, "self-named"
+            self.events[pi].append((p.quotes[speech[0]].start, me, True))
         super().settle(pi, p, speech)
 
     def _named_tag(self, p, i: int) -> bool:

@@ -128,6 +128,7 @@ class Cast:
     def __init__(self, paras: list[Para], checker: NameChecker, narrator: str | None,
                  narrator_forms: set[str] | None = None, merges: dict[str, str] | None = None) -> None:
         self.checker, self.narrator = checker, narrator
+        self._mentioned: OrderedDict[str, tuple] = OrderedDict()  # text → its mentions (see mentions)
         seen = {(pi, k, t.subject.split()[-1]) for pi, p in enumerate(paras)
                 for k, t in [*enumerate(p.after, 1), *enumerate(p.before)]  # by narration piece
                 if t and re.fullmatch(r"the\s+[a-z]+", t.subject)}
@@ -256,8 +257,8 @@ class Cast:
         """(start, end, character, is subject) for each mention in a piece of narration."""
         if not self._pattern:
             return []
-        cache = self.__dict__.setdefault("_mentioned", OrderedDict())  # the rules ask of the texts
-        if (found := cache.get(text)) is not None:  # near the paragraph at hand again and again
+        cache = self._mentioned  # the rules ask of the texts near the paragraph at hand again
+        if (found := cache.get(text)) is not None:  # and again
             return list(found)
         out = self._mentions(text)
         cache[text] = tuple(out)
@@ -324,6 +325,7 @@ def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) 
     titled = {w[1] for n in found if len(w := n.replace(".", "").split()) == 2 and _TITLE_WORD.match(w[0])
               and w[1][:1].isupper()}  # `Miss Baker` speaks: `Jordan Baker`
     first = single - titled  # `Daisy` speaks: `Daisy Buchanan`
+    last = single | titled
     out: dict[str, str] = {}
     for p in paras:
         for k in range(len(p.segs)):
@@ -333,7 +335,7 @@ def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) 
                 if not name or len(words := name.split()) < 2 or _TITLE_WORD.match(words[0]) \
                         or _family(seg, m) or len(set(words)) < len(words):
                     continue  # (`called Scrooge Scrooge, and sometimes Marley`: no name)
-                if words[-1] in single | titled or words[0] in first and len(words) == 2:
+                if words[-1] in last or words[0] in first and len(words) == 2:
                     out.setdefault(name, name)
     return out
 
