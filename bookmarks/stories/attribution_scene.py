@@ -69,10 +69,11 @@ class SceneRules:
             return None  # the line calls them, or speaks of them (`"I'm afraid Molly isn't …"`)
         return actor
 
-    def _scene_people(self, pi: int) -> tuple[set[str], set[str]] | None:
+    def _scene_people(self, pi: int, sex: str | None = None) -> tuple[set[str], set[str]] | None:
         """(named, spoke): the people the chapter's last SCENE paragraphs name and those of
         them who spoke there; None when the scene has someone the cast does not know
-        (`a red-faced man`) or someone of no known sex."""
+        (`a red-faced man`; with `sex`, only someone of that sex: a stranger who is a man
+        leaves the one woman the one `she`) or someone of no known sex."""
         chapter, named, spoke = self.paras[pi].chapter, set(), set()
         for back in range(0, SCENE + 1):
             if pi - back < 0 or self.paras[pi - back].chapter != chapter:
@@ -82,7 +83,7 @@ class SceneRules:
             spoke |= {n for n in p.speakers if n}
             text = blank_quotes(p)
             if any(self.cast.lookup(m.group(0)) is None
-                   for g in ("m", "f") for m in _UNNAMED[g].finditer(text)):
+                   for g in ((sex,) if sex else ("m", "f")) for m in _UNNAMED[g].finditer(text)):
                 return None
             if back <= 1 and any(self.cast.lookup(m.group(0)) is None for m in _TITLED_NAME.finditer(text)):
                 return None  # `Then the door opened and Dr. Lamb came in`
@@ -144,7 +145,7 @@ class SceneRules:
         """`he`/`she` with no antecedent near, in a scene where the text has named only one
         person of that sex (`Selden` and Miss Bart alone over tea: every `she said` is hers):
         of the people the scene names (`_scene_people`), exactly one is of this sex."""
-        if not (people := self._scene_people(pi)):
+        if not (people := self._scene_people(pi, g)):
             return None
         fits = {n for n in people[0] if self.cast.gender(n) == {g}}
         if len(fits) == 1:

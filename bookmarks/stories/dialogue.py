@@ -33,6 +33,7 @@ from bookmarks.stories.speakers import (
     FEMALE,
     MALE,
     NEUTER,
+    WIFE_TITLES,
     NameChecker,
     Person,
     display_name,
@@ -232,8 +233,10 @@ class Cast:
                 for v in variants:
                     keys.setdefault(f"the {v}", person.name)
                     keys.setdefault(f"The {v}", person.name)
-                for word in form.replace(".", "").split():
-                    if word[:1].isupper() and self.checker.is_name_word(word):
+                words = form.replace(".", "").split()
+                husband = words[1:-1] if len(words) > 2 and words[0].casefold() in WIFE_TITLES else []
+                for word in words:  # (`Mrs. Alexander Worple`: `Alexander` is her husband)
+                    if word[:1].isupper() and self.checker.is_name_word(word) and word not in husband:
                         owners.setdefault(word, set()).add(person.name)
         for word, heads in owners.items():
             if len(heads) == 1 and word not in keys:

@@ -222,13 +222,13 @@ def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str
 def _title_fits(title: str | None, core: frozenset[str], head: str,
                 titles: dict[frozenset[str], set[str]]) -> bool:
     head_title, head_core = _core(head)
-    if title is None and head_title in _WIFE_TITLES and len(core) == 1:
+    if title is None and head_title in WIFE_TITLES and len(core) == 1:
         return False  # `James` is not `Mrs. James`, his wife
     if title is None or head_title == title:
         return True
     if head_title is not None:
         return False
-    if title in _WIFE_TITLES and len(core) == 1 and head.replace(".", "").casefold().split()[0] in core:
+    if title in WIFE_TITLES and len(core) == 1 and head.replace(".", "").casefold().split()[0] in core:
         return False  # `Mrs. Jolyon` is Jolyon Forsyte's wife, not he
     if len({_TITLE_GENDER.get(t, t) for t in titles.get(core, ())} - {None}) > 1 \
             and len({_TITLE_GENDER.get(t) for t in titles.get(core, ())} - {None}) != 1:
@@ -345,7 +345,7 @@ def genders(person: Person, votes: Counter | None,
     return {top} if n >= 2 and n >= 0.6 * total else set()
 
 
-_WIFE_TITLES = frozenset("mrs missus madame mme señora senora signora frau".split())
+WIFE_TITLES = frozenset("mrs missus madame mme señora senora signora frau".split())
 _MAIDEN_TITLES = frozenset("miss mlle mademoiselle señorita senorita signorina fräulein".split())
 
 
@@ -374,7 +374,7 @@ def family_merges(people: dict[str, Person], texts: list[str]) -> dict[str, str]
         first = [h for h in heads if titles[h] is None and len(h.split()) == 2]
         women = [h for h in first if people[h].genders == {FEMALE}]
         if len(women) == 1 and not any(t in _MAIDEN_TITLES for t in titles.values()):
-            out.update({h: women[0] for h in heads if titles[h] in _WIFE_TITLES and apart(h, women[0])})
+            out.update({h: women[0] for h in heads if titles[h] in WIFE_TITLES and apart(h, women[0])})
         bare = [h for h in heads if len(h.split()) == 1]
         men = [h for h in heads if titles[h] and _TITLE_GENDER.get(titles[h]) == MALE]
         sons = [h for h in first if people[h].genders == {MALE}]

@@ -258,3 +258,29 @@ def test_quotations_side_by_side_are_many_voices_and_no_ones_turn():
     found = {a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions
              if "What passion!" in a.text or "What an artist!" in a.text}
     assert found == {"narration"}
+
+
+def test_a_stranger_who_is_a_man_leaves_the_one_woman_her_she():
+    """An unnamed man in the scene makes `he` unsure, not `she`: the one woman named is she."""
+    s = said("Ellen Marsh climbed the stairs to the office of the shipping company.\n\n"
+             "It was a long room with high windows, and the clerks wrote at their desks.\n\n"
+             "A tall gentleman with grey whiskers came out of an inner room.\n\n"
+             "The tall gentleman turned towards Ellen, and she came forward.\n\n"
+             '"What is it you want?" he asked, looking at her.\n\n'
+             '"I am looking for work," she answered.\n\n'
+             '"What kind of work?" he asked.\n\n'
+             '"Any kind at all," she said.\n')
+    assert s["I am looking for work."] == s["Any kind at all."] == "Ellen Marsh"
+    assert s['"What kind of work?" he asked.'] == "narration"  # the stranger: no name to give
+
+
+def test_the_husbands_first_name_in_mrs_x_y_is_not_hers():
+    """`Mrs. Alexander Bell`: a line that calls `Alexander` calls her husband, not her; her
+    surname and full name still find her."""
+    from bookmarks.stories.dialogue import Cast, _read
+    from bookmarks.stories.speakers import NameChecker
+    texts = ['"Good evening," said Mrs. Alexander Bell.', '"Oh, Alexander, come in."']
+    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
+    cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
+    assert cast.lookup("Mrs. Alexander Bell") == "Mrs. Alexander Bell"
+    assert cast.lookup("Alexander") is None
