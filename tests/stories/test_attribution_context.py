@@ -36,6 +36,15 @@ def test_main_subjects_skip_subordinate_clauses_and_asides():
     assert [s for _, s in main_subjects(clauses)] == ["the pedlar", "Bess"]
 
 
+def test_a_long_aside_after_the_subject_and_the_voice_of_someone_keep_the_subject():
+    long_aside = ("Tom Pell, with his slow careful ways and the look of a sailor who has seen every "
+                  "port (he had been at sea for thirty years, and it showed), put the oars away.")
+    assert [s for _, s in main_subjects(long_aside)] == ["Tom Pell"]
+    assert [s for _, s in main_subjects("The voice of Mr. Drury woke him from his thoughts.")] \
+        == ["Mr. Drury"]  # his voice: his doing, so `"…," he was saying` is his
+    assert main_subjects("The voice of the sea woke him.") == []  # no one's
+
+
 # --- pronouns -----------------------------------------------------------------------------
 
 
