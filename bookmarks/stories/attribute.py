@@ -32,6 +32,10 @@ _ONSET = re.compile(r"(?:\s+(?:[a-z]+ly|then|now|at\s+last|at\s+once|at\s+length
                     r"(?:broke\s+in|put\s+in|struck\s+in|chimed\s+in|interrupted|interposed|spoke(?:\s+up)?|"
                     r"began|resumed|went\s+on|continued|answered|replied|rejoined)"
                     r"(?:\s+(?:[a-z]+ly|again|at\s+last|at\s+once|at\s+length))*\s*[.!]\s*")
+# `… it was again Father Brown who was speaking:`: the one named says the next paragraph
+_CLEFT_SPEAKER = re.compile(r"\b[Ii]t\s+was\s+(?:again\s+|now\s+|then\s+|still\s+)?(?P<s>(?:the\s+)?[A-Z][\w.’'-]*"
+                            r"(?:\s+[A-Z][\w.’'-]*)*)\s+who\s+(?:was\s+|had\s+)?(?:speaking|talking|spoke|"
+                            r"spoken|began|went\s+on|continued|answered|replied)\s*:$")
 # a quotation inside a quotation (someone else's words, reported): `‘…, Mr. Hallward?’`
 _NESTED = re.compile(r"(?<!\w)‘.*?’(?!\w)|(?<!\w)'.*?'(?!\w)|“[^”]*”|\"[^\"]*\"", re.S)
 
@@ -215,6 +219,8 @@ class Resolver:
         Rogers says:`, `And he put it to us in this way:`)."""
         text = re.sub(r":\s*[—–-]+$", ":", self.paras[pi].text.rstrip())  # `said:—`
         _, last = last_sentence(text)
+        if (cleft := _CLEFT_SPEAKER.search(last)) and (found := self.cast.lookup(cleft.group("s"))):
+            return found
         if not (text.endswith(":") or re.search(r"\b(?:thus|as follows|in this way|these words)\b", last)):
             found = clause_subject(last)  # `At this point the clever lady broke in.`
             if not (found and _ONSET.fullmatch(last[found[0] + len(found[1]):])):

@@ -378,3 +378,11 @@ def test_a_doubled_word_is_no_full_name_and_the_nephew_is_the_one_owned():
              '"Don\'t be cross, uncle!" said the nephew.\n')
     assert "Scrooge Scrooge" not in c and "Scrooge" in c
     assert "Nephew" not in c
+
+
+def test_it_was_x_who_was_speaking_introduces_xs_line():
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             "Mr. Drury was lost in thought for a while, and when he listened again it was again "
+             "Tom Pell who was speaking:\n\n"
+             '"The boat will not wait for us."\n')
+    assert s["The boat will not wait for us."] == "Tom Pell"
