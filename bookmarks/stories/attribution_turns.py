@@ -37,6 +37,8 @@ def name_only(text: str) -> bool:
 SCENE_TALK = 12  # paragraphs before and after a run of bare lines where only its two may speak
 BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
 _NOUNS = "|".join(sorted(PERSON_NOUNS))
+_ASKED_HIM = re.compile(r"\b(?:asked|told|answered|questioned|(?:said|called|whispered|cried|replied)\s+to)\s+"
+                        r"(him|her)(?=\s*(?:[,.;:!?—–-]|with\b|without\b|as\b|and\b|$))")
 _ANSWER = re.compile(rf"\b(?!returned\s+to\b)(?:{VERB}|expressed|assented|accepted|apologi[sz]ed|"  # not
                      r"thanked|denied|"  # `returned to the attack`
                      r"made\s+no\s+(?:answer|reply)|did\s+not\s+(?:answer|"
@@ -295,6 +297,11 @@ class TurnRules:
             heard = {spouse}  # `said Mrs. Grey to her husband`: Mr. Grey
         if not heard and calls:  # the narration's `turned to Harriet` before a call of `Miss Grey`
             heard = {n for q in p.quotes if q.speech for n in self.addressed(q.text)} - {speaker}
+        if not heard and pi and (m := _ASKED_HIM.search(text)) and not self.paras[pi - 1].quotes \
+                and self.paras[pi - 1].chapter == p.chapter:  # `… overtaken by Robert.` ¶ `"…?"
+            sex = "m" if m.group(1) == "him" else "f"  # she asked him`: Robert, the one man there
+            prev = blank_quotes(self.paras[pi - 1])
+            heard = {n for _, _, n, _ in self.cast.mentions(prev) if self.cast.gender(n) == {sex}} - {speaker}
         return heard.pop() if len(heard) == 1 else None
 
 

@@ -238,3 +238,17 @@ def test_lines_counted_back_from_a_line_introduced_by_narration():
     assert [who(alone, x.strip('"')) for x in three] == ["Mrs. Hale", "Mr. Crowe", "Mrs. Hale"]
     nobody = scene(three, "Mr. Crowe", opening="The tea came in.")
     assert {who(nobody, x.strip('"')) for x in three} == {"narration"}
+
+
+def test_she_asked_him_after_narration_naming_one_man_starts_their_exchange():
+    """`… overtaken by Robert.` ¶ `"…?" she asked him` ¶ bare lines: him is Robert, the
+    one man the narration just named, and the two take turns."""
+    s = said('"Come in, all of you," said Mrs. Lamb.\n\n"Not yet," said Mr. Drury.\n\n'
+             "Ellen went home alone along the shore, but she was soon overtaken by Robert.\n\n"
+             '"Did you think I was afraid?" she asked him.\n\n'
+             '"No; I knew you were not afraid."\n\n'
+             '"Then why did you come?"\n\n'
+             '"I never thought of it."\n\n'
+             '"I am very tired," she said.\n')
+    assert s["No; I knew you were not afraid."] == s["I never thought of it."] == "Robert"
+    assert s["Then why did you come?"] == s["I am very tired."] == "Ellen"
