@@ -200,17 +200,32 @@ class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
             k = pi - back
             if k < 0 or self.paras[k].chapter != self.paras[pi].chapter:
                 return None
+            para = self.paras[k]
+            if para.text.lstrip().startswith("["):
+                continue  # `[Illustration: …]`, `[Copyright 1894 by George Allen.]`: no one there
+            text = blank_quotes(para)
+            if any(self.cast.lookup(m.group(0)) is None for m in _UNNAMED[g].finditer(text)) \
+                    or self._unplaced(k, g):
+                return None  # (`a maid came in`: she may be the maid; a `he said` no one was given)
             fits = {n for _, n, _ in self.events[k] if g in self.cast.gender(n)}
             if fits:
-                if len(fits) == 1 and back > LOOKBACK:
-                    self.stage = "carried"
-                    return fits.pop()
+                if len(fits) == 1 and (back > LOOKBACK or all(  # (within the pronoun's own reach,
+                        any(q.speech for q in self.paras[j].quotes) for j in range(k + 1, pi))
+                        and not any(self._unplaced(j, g) for j in range(max(0, k - 2), k))
+                        and fits == {n for _, end, n, _ in self.cast.mentions(text)
+                                     if g in self.cast.gender(n) and not re.match(r"[’']s\b", text[end:])}):
+                    self.stage = "carried"  # one named not as a subject, with only lines since:
+                    return fits.pop()  # `… turned towards Carrie.` ¶ `"…?" he asked her` ¶ `"…," she`)
                 return None
-            text = blank_quotes(self.paras[k])
-            if not re.search(_GENDER_WORDS[g], text, re.I) and not any(self.paras[k].speakers) \
-                    or any(self.cast.lookup(m.group(0)) is None for m in _UNNAMED[g].finditer(text)):
-                return None  # (`a maid came in`: she may be the maid)
+            if not re.search(_GENDER_WORDS[g], text, re.I) and not any(para.speakers):
+                return None
         return None
+
+    def _unplaced(self, k: int, g: str) -> bool:
+        """Paragraph k has a `he said` (of sex g) that no one was given: someone unknown talks."""
+        word = {"m": "he", "f": "she"}.get(g, "it")
+        return any(s is None and t is not None and t.subject.casefold() == word
+                   for t, s in zip(self.tags[k], self.paras[k].speakers, strict=True))
 
     def _stranger_since(self, g: str, pi: int, who: str) -> bool:
         """Someone the cast does not know (`The old boy shook hands with me, …`, `the uncle

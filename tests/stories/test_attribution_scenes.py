@@ -284,3 +284,19 @@ def test_the_husbands_first_name_in_mrs_x_y_is_not_hers():
     cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
     assert cast.lookup("Mrs. Alexander Bell") == "Mrs. Alexander Bell"
     assert cast.lookup("Alexander") is None
+
+
+def test_she_is_the_one_woman_named_just_before_a_line_of_someone_else():
+    """`Mr. Gray looked up at Ellen.` ¶ `"…?" he asked` ¶ `"…," she said`: Ellen, though
+    named there only as an object (another woman in the scene keeps `sole` unsure), unless
+    a `he said` no one was given comes just before (someone unknown is talking)."""
+    text = ("Mrs. Lamb kissed her lodger at the door, and went back to her shop.\n\n"
+            "The office was a long room with high windows.\n\n"
+            "Mr. Gray looked up from his desk at Ellen.\n\n"
+            '"What can I do for you?" he asked, putting down his pen.\n\n'
+            '"I want work," she said.\n')
+    assert said(text)["I want work."] == "Ellen"
+    woken = text.replace("The office was a long room with high windows.",
+                         "A woman was waiting by the window.\n\n"
+                         '"Is he in?" she asked.')
+    assert said(woken)['"I want work," she said.'] == "narration"
