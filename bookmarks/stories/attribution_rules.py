@@ -51,6 +51,8 @@ __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 _SUBJECT_PRONOUN = {"m": "he", "f": "she"}
 _GENDER_WORDS = {"m": r"\b(?:he|him|his|himself)\b", "f": r"\b(?:she|her|hers|herself)\b",
                  "n": r"\b(?:it|its|itself)\b"}
+# `Sarah's window` is a thing of hers, not she (`Aunt Ann's eyes rested on him` is she)
+_THINGS_OF = re.compile(r"[’']s\b(?!\s+(?:eyes|face|voice|lips|hands?|head|glance|gaze|look|smile|mouth|cheeks)\b)")
 CARRY = 8  # paragraphs a `she` may be carried back over to the last woman named
 UNSURE = "\0unsure"  # the chain met someone the cast does not know: no guess
 _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
@@ -213,7 +215,7 @@ class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
                         any(q.speech for q in self.paras[j].quotes) for j in range(k + 1, pi))
                         and not any(self._unplaced(j, g) for j in range(max(0, k - 2), k))
                         and fits == {n for _, end, n, _ in self.cast.mentions(text)
-                                     if g in self.cast.gender(n) and not re.match(r"[’']s\b", text[end:])}):
+                                     if g in self.cast.gender(n) and not re.match(_THINGS_OF, text[end:])}):
                     self.stage = "carried"  # one named not as a subject, with only lines since:
                     return fits.pop()  # `… turned towards Carrie.` ¶ `"…?" he asked her` ¶ `"…," she`)
                 return None

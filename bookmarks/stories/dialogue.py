@@ -33,6 +33,7 @@ from bookmarks.stories.speakers import (
     FEMALE,
     MALE,
     NEUTER,
+    TITLE_GENDER,
     WIFE_TITLES,
     NameChecker,
     Person,
@@ -235,6 +236,8 @@ class Cast:
                     keys.setdefault(f"The {v}", person.name)
                 words = form.replace(".", "").split()
                 husband = words[1:-1] if len(words) > 2 and words[0].casefold() in WIFE_TITLES else []
+                if len(words) == 2 and words[0].casefold() in WIFE_TITLES:
+                    husband = words[1:]  # `Mrs. Hanson`: a bare `Hanson` is her husband
                 for word in words:  # (`Mrs. Alexander Worple`: `Alexander` is her husband)
                     if word[:1].isupper() and self.checker.is_name_word(word) and word not in husband:
                         owners.setdefault(word, set()).add(person.name)
@@ -280,7 +283,12 @@ class Cast:
             head = text[:m.start()]
             if head.count("(") > head.count(")"):
                 subject = False  # `(The Psychologist … helped himself.)`: an aside, not the chain
-            out.append((m.start(), m.end(), self.keys[m.group(1)], subject))
+            name = self.keys[m.group(1)]
+            if " " not in m.group(1) and (title := re.search(r"\b([A-Z][a-z]+)\.?\s+$", before)) \
+                    and (sex := TITLE_GENDER.get(title.group(1).casefold())) \
+                    and name != self.narrator and (gs := self.gender(name)) and sex not in gs:
+                continue  # `Miss Gibson` is not Mr. Gibson, whose `Gibson` it holds
+            out.append((m.start(), m.end(), name, subject))
         return out
 
     def gender(self, name: str) -> set[str]:

@@ -345,6 +345,7 @@ def genders(person: Person, votes: Counter | None,
     return {top} if n >= 2 and n >= 0.6 * total else set()
 
 
+TITLE_GENDER = _TITLE_GENDER  # title word → the sex it says
 WIFE_TITLES = frozenset("mrs missus madame mme señora senora signora frau".split())
 _MAIDEN_TITLES = frozenset("miss mlle mademoiselle señorita senorita signorina fräulein".split())
 

@@ -300,3 +300,20 @@ def test_she_is_the_one_woman_named_just_before_a_line_of_someone_else():
                          "A woman was waiting by the window.\n\n"
                          '"Is he in?" she asked.')
     assert said(woken)['"I want work," she said.'] == "narration"
+
+
+def test_a_bare_surname_is_not_mrs_xs_and_miss_x_is_not_mr_x():
+    """`Mrs. Hanson` … `Hanson sat reading`: the bare surname is her husband's, not hers; a
+    `Miss Gibson` the cast does not know is not Mr. Gibson, whose surname it holds."""
+    from bookmarks.stories.dialogue import Cast, _read
+    from bookmarks.stories.speakers import NameChecker
+    texts = ['"Supper is ready," said Mrs. Hanson.', 'Hanson sat by the lamp and read his paper.']
+    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
+    cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
+    assert cast.lookup("Mrs. Hanson") == "Mrs. Hanson"
+    assert "Mrs. Hanson" not in {n for *_, n, _ in cast.mentions(texts[1])}
+    texts = ['"Good day," said Mr. Gibson.', '"Good day, Miss Gibson," said Mr. Preston.']
+    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
+    cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
+    assert {n for *_, n, _ in cast.mentions("Mr. Preston bowed to Miss Gibson.")} == {"Mr. Preston"}
+    assert {n for *_, n, _ in cast.mentions("Mr. Preston bowed to Gibson.")} == {"Mr. Preston", "Mr. Gibson"}
