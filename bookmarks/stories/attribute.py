@@ -33,8 +33,8 @@ _ONSET = re.compile(r"(?:\s+(?:[a-z]+ly|then|now|at\s+last|at\s+once|at\s+length
                     r"began|resumed|went\s+on|continued|answered|replied|rejoined)"
                     r"(?:\s+(?:[a-z]+ly|again|at\s+last|at\s+once|at\s+length))*\s*[.!]\s*")
 # `… it was again Father Brown who was speaking:`: the one named says the next paragraph
-_CLEFT_SPEAKER = re.compile(r"\b[Ii]t\s+was\s+(?:again\s+|now\s+|then\s+|still\s+)?(?P<s>(?:the\s+)?[A-Z][\w.’'-]*"
-                            r"(?:\s+[A-Z][\w.’'-]*)*)\s+who\s+(?:was\s+|had\s+)?(?:speaking|talking|spoke|"
+_CLEFT_SPEAKER = re.compile(r"\b[Ii]t\s+was\s+(?:again\s+|now\s+|then\s+|still\s+)?"
+                            r"(?P<s>(?:the\s+)?[A-Z][\w.’'-]*(?:\s+[A-Z][\w.’'-]*)*)\s+who\s+(?:was\s+|had\s+)?(?:speaking|talking|spoke|"
                             r"spoken|began|went\s+on|continued|answered|replied)\s*:$")
 # a quotation inside a quotation (someone else's words, reported): `‘…, Mr. Hallward?’`
 _NESTED = re.compile(r"(?<!\w)‘.*?’(?!\w)|(?<!\w)'.*?'(?!\w)|“[^”]*”|\"[^\"]*\"", re.S)

@@ -52,7 +52,8 @@ _SUBJECT_PRONOUN = {"m": "he", "f": "she"}
 _GENDER_WORDS = {"m": r"\b(?:he|him|his|himself)\b", "f": r"\b(?:she|her|hers|herself)\b",
                  "n": r"\b(?:it|its|itself)\b"}
 # `Sarah's window` is a thing of hers, not she (`Aunt Ann's eyes rested on him` is she)
-_THINGS_OF = re.compile(r"[’']s\b(?!\s+(?:eyes|face|voice|lips|hands?|head|glance|gaze|look|smile|mouth|cheeks)\b)")
+_THINGS_OF = re.compile(r"[’']s\b(?!\s+(?:eyes|face|voice|lips|hands?|head|glance|gaze|look|smile|mouth|"
+                        r"cheeks)\b)")
 CARRY = 8  # paragraphs a `she` may be carried back over to the last woman named
 UNSURE = "\0unsure"  # the chain met someone the cast does not know: no guess
 _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}

@@ -37,8 +37,8 @@ def name_only(text: str) -> bool:
 SCENE_TALK = 12  # paragraphs before and after a run of bare lines where only its two may speak
 BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
 _NOUNS = "|".join(sorted(PERSON_NOUNS))
-_ASKED_HIM = re.compile(r"\b(?:asked|told|answered|questioned|(?:said|called|whispered|cried|replied)\s+to)\s+"
-                        r"(him|her)(?=\s*(?:[,.;:!?—–-]|with\b|without\b|as\b|and\b|$))")
+_ASKED_HIM = re.compile(r"\b(?:asked|told|answered|questioned|(?:said|called|whispered|cried|replied)"
+                        r"\s+to)\s+(him|her)(?=\s*(?:[,.;:!?—–-]|with\b|without\b|as\b|and\b|$))")
 _ANSWER = re.compile(rf"\b(?!returned\s+to\b)(?:{VERB}|expressed|assented|accepted|apologi[sz]ed|"  # not
                      r"thanked|denied|"  # `returned to the attack`
                      r"made\s+no\s+(?:answer|reply)|did\s+not\s+(?:answer|"

@@ -26,8 +26,9 @@ import re
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
-from bookmarks.stories.attribution_context import appositives, blank_quotes, main_subjects
+from bookmarks.stories.attribution_context import appositives, blank_quotes
 from bookmarks.stories.cast_names import SHORT_FORMS
+from bookmarks.stories.cast_people import TITLE_WORD, described_speakers, full_names, named_persons
 from bookmarks.stories.quotes import Quote, find_quotes, mark_scare_quotes
 from bookmarks.stories.speakers import (
     FEMALE,
@@ -39,7 +40,6 @@ from bookmarks.stories.speakers import (
     Person,
     display_name,
     family_merges,
-    gender_from_name,
     genders,
     merge_variants,
     pronoun_votes,
@@ -48,12 +48,10 @@ from bookmarks.stories.speakers import (
     titled_surnames,
 )
 from bookmarks.stories.tags import (
-    LOWER,
     PERSON_NOUNS,
     PROPER,
     STOP_WORDS,
     TITLES,
-    UPPER,
     Tag,
     beat,
     clean,
@@ -148,12 +146,12 @@ class Cast:
                     and (tag := tag_before(text) or beat(text)) \
                     and (name := display_name(tag.subject, checker, self.nouns)):
                 found.setdefault(name, tag.subject)
-        for name, surface in _described_speakers(paras, checker, self.nouns).items():
+        for name, surface in described_speakers(paras, checker, self.nouns).items():
             found.setdefault(name, surface)  # `The strange woman spoke first.` ¶ `"…," she said.`
         told = [p for p in paras if not heading(p)]  # `My Man Jeeves`, `by Charlotte Brontë`
-        found.update(_full_names(told, checker, found))
+        found.update(full_names(told, checker, found))
         tagged = set(found)
-        found.update(_named_persons(told, checker, found))
+        found.update(named_persons(told, checker, found))
         surnames = titled_surnames("\n\n".join(p.text for p in paras))
         canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))
                                              and not several_titled(surnames, n)})  # `the doctor`
@@ -210,7 +208,7 @@ class Cast:
         men: dict[str, list[str]] = {}  # surname → the men of it named by a first name
         for person in self.people.values():
             words = person.name.split()
-            if len(words) == 2 and person.genders == {"m"} and not _TITLE_WORD.match(words[0]):
+            if len(words) == 2 and person.genders == {"m"} and not TITLE_WORD.match(words[0]):
                 men.setdefault(words[1], []).append(person.name)
         for surname, names in men.items():  # `"I shall like Mr. Clark"`: Sam Clark, the one man
             if len(names) == 1:
@@ -322,87 +320,6 @@ def verb_follows(after: str) -> bool:
     word = m.group(1)
     return word in _VERBISH or word.endswith("ed") or (word.endswith("s") and not word.endswith("ss")
                                                       and word not in ("his", "this", "its", "was"))
-
-
-_FULL_NAME = re.compile(rf"(?<![\w’'-])(?:[{UPPER}][{LOWER}]+\s+){{1,2}}[{UPPER}][{LOWER}]+(?![\w’'-])")
-_TITLE_WORD = re.compile(rf"(?:{TITLES})$")
-
-
-def _full_names(paras: list[Para], checker: NameChecker, found: dict[str, str]) -> dict[str, str]:
-    """Fuller forms of a speaker's name that only the narration gives (`Tom Harker held the
-    candle` when `Harker` speaks). A title is no surname: `a German Baroness` is no fuller
-    form of `the Baroness` (a word before a title describes)."""
-    single = {n for n in found if len(n.split()) == 1 and n[:1].isupper() and not _TITLE_WORD.match(n)}
-    titled = {w[1] for n in found if len(w := n.replace(".", "").split()) == 2 and _TITLE_WORD.match(w[0])
-              and w[1][:1].isupper()}  # `Miss Baker` speaks: `Jordan Baker`
-    first = single - titled  # `Daisy` speaks: `Daisy Buchanan`
-    last = single | titled
-    out: dict[str, str] = {}
-    for p in paras:
-        for k in range(len(p.segs)):
-            seg = p.seg(k)
-            for m in _FULL_NAME.finditer(seg):
-                name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))
-                if not name or len(words := name.split()) < 2 or _TITLE_WORD.match(words[0]) \
-                        or _family(seg, m) or len(set(words)) < len(words):
-                    continue  # (`called Scrooge Scrooge, and sometimes Marley`: no name)
-                if words[-1] in last or words[0] in first and len(words) == 2:
-                    out.setdefault(name, name)
-    return out
-
-
-def _family(seg: str, m: re.Match) -> bool:
-    """`dinner with the Tom Buchanans`, `Aunts Ann, Juley, and Hester`: a family, not a person."""
-    first = m.group(0).split()[0]
-    return m.group(0).endswith("s") and bool(re.search(r"\b[Tt]he\s+$", clean(seg)[:m.start()])) \
-        or first.endswith("s") and bool(_TITLE_WORD.match(first[:-1]))
-
-
-def _named_persons(paras: list[Para], checker: NameChecker, found: dict[str, str]) -> dict[str, str]:
-    """People the narration names by a title or a first name (`Alice curtsied`, `Mrs. Dray
-    has been here`): known for pronouns and beats, though they speak only where a rule
-    gives them a quotation."""
-    out: dict[str, str] = {}
-    for p in paras:
-        for k in range(len(p.segs)):
-            for m in re.finditer(rf"(?<![\w’'-]){PROPER}(?![\w’'-])", clean(p.seg(k))):
-                name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))  # not `Jekyll’s`
-                if name and name not in found and gender_from_name(name) and not _family(p.seg(k), m):
-                    out.setdefault(name, name)
-    return out
-
-
-_PRONOUN_SEX = {"he": MALE, "she": FEMALE}
-
-
-def _described_speakers(paras: list[Para], checker: NameChecker, nouns: frozenset[str]) -> dict[str, str]:
-    """People a reader knows only by a description that `he`/`she` then continues as a
-    speaker: a paragraph that opens with a quotation tagged by a pronoun, right after a
-    narration paragraph whose last clause's subject is that description (a noun with a word
-    before it), of the pronoun's sex, whom the text brought in as someone new a little
-    before (`a solitary Woman` … `The strange woman spoke first.` ¶ `"Is that the road to
-    London?" she said.`); `The young man stepped down.` alone may be anyone met before.
-    {display name: surface}; speakers like those a tag names (`said the strange woman`)."""
-    out: dict[str, str] = {}
-    for pi in range(1, len(paras)):
-        p, prev = paras[pi], paras[pi - 1]
-        if not p.quotes or p.text[:p.quotes[0].start].strip() or prev.quotes or prev.chapter != p.chapter:
-            continue
-        tag = p.after[0] if p.after else None
-        sex = _PRONOUN_SEX.get(tag.subject.casefold()) if tag else None
-        if not sex or not (found := main_subjects(prev.text)):
-            continue
-        subject = " ".join(found[0][1].split())
-        if not re.match(r"(?:the|a|an|this|that)\s+[a-z][\w-]*\s+[a-z]", subject, re.I):
-            continue  # `the lady` may be anyone so called: `the strange woman` is one
-        name = display_name(re.sub(r"^(?:[Aa]n?|[Tt]his|[Tt]hat)\s+", "the ", subject), checker, nouns)
-        if not name or gender_from_name(name) != sex:
-            continue
-        noun = re.escape(subject.split()[-1])
-        told = "\n".join(x.text for x in paras[max(0, pi - 12):pi] if x.chapter == p.chapter)
-        if re.search(rf"\b(?:a|an)\s+(?:[\w-]+\s+){{0,3}}?{noun}\b", told, re.I):
-            out.setdefault(name, subject)  # brought in as someone new: `a solitary Woman`
-    return out
 
 
 def heading(p: Para) -> bool:

@@ -262,7 +262,8 @@ def clause_subject(sentence: str) -> tuple[int, str] | None:
     m = re.match(rf"(?P<s>{SUBJ})(?:,\s+(?:[^,\s]+\s+){{0,15}}[^,\s]+\s*,)?\s+(?:{ADV}\s+){{0,2}}"
                  rf"(?P<v>[a-z][a-z’']*)", s[at:])  # (the aside's words counted: a bracket blanked
     # out inside it is no length: `Nicholas Forsyte, with his bird-like rapidity (…), placed`)
-    if not m and (v := re.match(rf"[Tt]he\s+voice\s+of\s+(?P<s>{PROPER})\s+(?:{ADV}\s+){{0,2}}[a-z]", s[at:])):
+    voice = rf"[Tt]he\s+voice\s+of\s+(?P<s>{PROPER})\s+(?:{ADV}\s+){{0,2}}[a-z]"
+    if not m and (v := re.match(voice, s[at:])):
         return at + v.start("s"), v.group("s")  # `The voice of Swithin roused him`: his doing
     if not m or m.group("v") in _NOT_VERBS:
         return None
