@@ -156,6 +156,9 @@ class TurnRules:
             super().update_exchange(p, speech)
             return
         last, other = self.recent[-1], self.recent[-2]
+        if not p.quotes and re.fullmatch(r"\s*\([^()]+\)\s*", p.text):
+            self.bridge = pi  # `(Why was she thinking of Stewart Snyder?)`: an aside; the talk goes on
+            return
         named = {n for _, _, n, _ in self.cast.mentions(p.text)}
         if named - {last, other}:
             super().update_exchange(p, speech)  # someone else comes in

@@ -252,3 +252,13 @@ def test_she_asked_him_after_narration_naming_one_man_starts_their_exchange():
              '"I am very tired," she said.\n')
     assert s["No; I knew you were not afraid."] == s["I never thought of it."] == "Robert"
     assert s["Then why did you come?"] == s["I am very tired."] == "Ellen"
+
+
+def test_a_bracketed_aside_naming_someone_else_does_not_stop_the_turns():
+    """`(Why was she thinking of Tom Pell?)` between two lines of a talk of two: a thought,
+    no one come in; the turns go on across it."""
+    s = said('"Is it far?" asked Ellen.\n\n"Not far," said Mr. Drury.\n\n"Really?"\n\n'
+             "(Why was she thinking of Tom Pell?)\n\n"
+             '"The town has a great future, I tell you."\n\n"Do you like it there?"\n')
+    assert s["Really?"] == s["Do you like it there?"] == "Ellen"
+    assert s["The town has a great future, I tell you."] == "Mr. Drury"
