@@ -217,7 +217,7 @@ class Resolver:
     def introduced(self, pi: int) -> str | None:
         """A narration paragraph that ends by introducing the next one's speech (`Then Ben
         Rogers says:`, `And he put it to us in this way:`)."""
-        text = re.sub(r":\s*[—–-]+$", ":", self.paras[pi].text.rstrip())  # `said:—`
+        text = re.sub(r"[:,]?\s*(?:[—–]|--)[—–-]*$", ":", self.paras[pi].text.rstrip())  # `said:—`, `said,--`
         _, last = last_sentence(text)
         if (cleft := _CLEFT_SPEAKER.search(last)) and (found := self.cast.lookup(cleft.group("s"))):
             return found

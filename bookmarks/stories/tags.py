@@ -99,6 +99,8 @@ accordingly nevertheless nonetheless otherwise besides finally lastly next first
 chapter book part volume mrs mr miss ms dr sir lady lord madam god heaven
 january february march april june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday
+unlike like despite beside beyond toward towards amid amidst among amongst throughout underneath
+although though whereas whilst
 """.split())
 _NOUN = "(?:" + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True)) + ")"
 _DESC = (rf"(?:[Tt]he|[Hh]is|[Hh]er|[Tt]heir|[Mm]y|[Oo]ur|[Yy]our|a|an|A|An)\s+"

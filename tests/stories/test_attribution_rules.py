@@ -386,3 +386,18 @@ def test_it_was_x_who_was_speaking_introduces_xs_line():
              "Tom Pell who was speaking:\n\n"
              '"The boat will not wait for us."\n')
     assert s["The boat will not wait for us."] == "Tom Pell"
+
+
+def test_a_paragraph_ending_said_dash_introduces_the_next_line():
+    """`Mrs. Gibson said, as a comment upon it,--` ¶ `"…"`: like `said:`, it introduces."""
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             "Mrs. Lamb generally said, as a comment upon her husband's account of the weather,--\n\n"
+             '"My dear! why do you not ask him to dinner?"\n')
+    assert s["My dear! why do you not ask him to dinner?"] == "Mrs. Lamb"
+
+
+def test_a_preposition_opening_a_sentence_is_no_part_of_a_name():
+    """`Unlike Celia, she rarely blushed`: the character is Celia, not `Unlike Celia`."""
+    s = said('"Is it late?" asked Celia.\n\nUnlike Celia, she rarely blushed.\n\n'
+             '"Not very," said Dorothea.\n')
+    assert s["Is it late?"] == "Celia"
