@@ -30,7 +30,10 @@ _PRONOUNS = {"he": "m", "she": "f", "it": "n"}
 # a sentence that only says someone begins to speak: their words are the next paragraph
 _ONSET = re.compile(r"(?:\s+(?:[a-z]+ly|then|now|at\s+last|at\s+once|at\s+length|again|quickly))*\s+"
                     r"(?:broke\s+in|put\s+in|struck\s+in|chimed\s+in|interrupted|interposed|spoke(?:\s+up)?|"
-                    r"began|resumed|went\s+on|continued|answered|replied|rejoined)"
+                    r"began|resumed|went\s+on|continued|answered|replied|rejoined|spoke\s+first|"
+                    r"broke\s+(?:the\s+)?(?:[a-z]+\s+)?silence|stepped\s+(?:[a-z]+ly\s+)?into\s+the\s+breach|"
+                    r"plunged\s+in(?:\s+[a-z]+ly)?(?:\s+to\s+[a-z]+\s+a\s+diversion)?|found\s+(?:his|her)\s+"
+                    r"(?:tongue|voice)|took\s+up\s+the\s+(?:tale|word|thread|conversation))"
                     r"(?:\s+(?:[a-z]+ly|again|at\s+last|at\s+once|at\s+length))*\s*[.!]\s*")
 # `… it was again Father Brown who was speaking:`: the one named says the next paragraph
 _CLEFT_SPEAKER = re.compile(r"\b[Ii]t\s+was\s+(?:again\s+|now\s+|then\s+|still\s+)?"

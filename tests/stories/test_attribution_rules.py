@@ -401,3 +401,12 @@ def test_a_preposition_opening_a_sentence_is_no_part_of_a_name():
     s = said('"Is it late?" asked Celia.\n\nUnlike Celia, she rarely blushed.\n\n'
              '"Not very," said Dorothea.\n')
     assert s["Is it late?"] == "Celia"
+
+
+def test_stepping_into_the_breach_or_breaking_the_silence_introduces_a_line():
+    """`Finally Mrs. Lamb stepped lamely into the breach.` ¶ `"…"`: hers (and `Finally Mrs`
+    is no name: the title starts the name `Mrs. Lamb`)."""
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             "Neither of them knew what to say. Finally Mrs. Lamb stepped lamely into the breach.\n\n"
+             '"Well, well, there is no need to quarrel."\n')
+    assert s["Well, well, there is no need to quarrel."] == "Mrs. Lamb"
