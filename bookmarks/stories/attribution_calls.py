@@ -139,6 +139,21 @@ class CallRules:
                     return True
         return False
 
+    def _called_replies(self, g: str, pi: int) -> str | None:
+        """`"I wish you'd take that picture away, Robert," said she.` ¶ `"My dear!" he cried.`:
+        with no one else for `he` near, the one man the line before calls by name (not its
+        speaker) answers it — the reply opens its paragraph, whose narration names no one."""
+        p = self.paras[pi]
+        if not pi or (prev := self.paras[pi - 1]).chapter != p.chapter or not p.quotes \
+                or p.text[:p.quotes[0].start].strip():
+            return None
+        called = set().union(*(self.addressed(q.text) for q in prev.quotes if q.speech)) - set(prev.speakers)
+        fits = {n for n in called if self.cast.gender(n) == {g}}
+        if len(fits) != 1 or len(called) > 1 or self.cast.mentions(blank_quotes(p)):
+            return None
+        self.stage = "called"
+        return fits.pop()
+
     def _answer_to_call(self, pi: int, p) -> str | None:
         """`"Jeeves, we want your advice."` (whoever said it) ¶ `"Very good, sir."`: the one a
         line calls by name answers it, when the line names no one else and the answer is

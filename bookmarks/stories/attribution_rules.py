@@ -178,7 +178,8 @@ class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
         if who is None:
             if stage != "back" or g not in "mf":
                 return None
-            return self._only_named(g, pi, pos) or self._sole_of_sex(g, pi) or self._carried(g, pi)
+            return self._only_named(g, pi, pos) or self._called_replies(g, pi) or self._sole_of_sex(g, pi) \
+                or self._carried(g, pi)
         if stage == "subject":
             return who
         p = self.paras[pi]

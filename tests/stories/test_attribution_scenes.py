@@ -317,3 +317,17 @@ def test_a_bare_surname_is_not_mrs_xs_and_miss_x_is_not_mr_x():
     cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
     assert {n for *_, n, _ in cast.mentions("Mr. Preston bowed to Miss Gibson.")} == {"Mr. Preston"}
     assert {n for *_, n, _ in cast.mentions("Mr. Preston bowed to Gibson.")} == {"Mr. Preston", "Mr. Gibson"}
+
+
+def test_he_answering_a_line_that_calls_one_man_is_that_man():
+    """`"…, Robert," said she.` (a she the rules cannot place) ¶ `"My dear!" he cried.`:
+    Robert, whom the line calls — unless it calls two."""
+    text = ('"Is the tide in?" asked Robert.\n\n"Not yet," said Tom Pell.\n\n'
+            "The rain had not stopped all day, and the lamps were lit early.\n\n"
+            "The fire burned low in the grate.\n\n"
+            "My brother's wife uttered an exclamation of impatience.\n\n"
+            '"I wish you would take that picture away, Robert," said she.\n\n'
+            '"My dear!" he cried.\n')
+    assert said(text)["My dear!"] == "Robert"
+    two = text.replace("away, Robert,", "away, Robert and Tom,")
+    assert said(two)['"My dear!" he cried.'] == "narration"
