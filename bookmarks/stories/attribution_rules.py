@@ -38,8 +38,9 @@ from bookmarks.stories.attribution_context import (
     sentences,
 )
 from bookmarks.stories.attribution_exchange import check_turns, solve_exchanges
+from bookmarks.stories.attribution_pronouns import _GENDER_WORDS, PronounRules
 from bookmarks.stories.attribution_relations import RelationRules
-from bookmarks.stories.attribution_scene import _PERSON, _UNNAMED, SceneRules
+from bookmarks.stories.attribution_scene import _PERSON, SceneRules
 from bookmarks.stories.attribution_turns import TurnRules, fill_between
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
@@ -49,12 +50,6 @@ from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, PRONOUN, PROPER, beat,
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
 _SUBJECT_PRONOUN = {"m": "he", "f": "she"}
-_GENDER_WORDS = {"m": r"\b(?:he|him|his|himself)\b", "f": r"\b(?:she|her|hers|herself)\b",
-                 "n": r"\b(?:it|its|itself)\b"}
-# `Sarah's window` is a thing of hers, not she (`Aunt Ann's eyes rested on him` is she)
-_THINGS_OF = re.compile(r"[’']s\b(?!\s+(?:eyes|face|voice|lips|hands?|head|glance|gaze|look|smile|mouth|"
-                        r"cheeks)\b)")
-CARRY = 8  # paragraphs a `she` may be carried back over to the last woman named
 UNSURE = "\0unsure"  # the chain met someone the cast does not know: no guess
 _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
 _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|captain|doctor|count|"
@@ -72,7 +67,7 @@ _PARTITIVE = re.compile(r"[\s,;:—–-]*(?:(?:and|but|then|now|at\s+last)\s+)?(
 _CLEFT = re.compile(rf"\s*It\s+was\s+((?:the\s+)?{PROPER}|the\s+[a-z]+)(?=[\s,.;:!?—–-])")
 
 
-class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
+class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
     def explicit(self, pi: int, p, i: int) -> str | None:
@@ -194,57 +189,6 @@ class StrictResolver(CallRules, RelationRules, SceneRules, TurnRules, Resolver):
                 return who  # nobody else of that gender near: they go on (Alice alone)
             return others.pop() if len(others) == 1 else None
         return who
-
-    def _carried(self, g: str, pi: int) -> str | None:
-        """`"…," she said.` ¶ `She turned, and pointed back …` ¶ `"I heard you," she said`:
-        further back than the pronoun's own search, every paragraph since the last one who
-        fits spoke or was named speaks of her as `she`/`her` and names no one else of that
-        sex, nor anyone the cast does not know."""
-        for back in range(1, CARRY + 1):
-            k = pi - back
-            if k < 0 or self.paras[k].chapter != self.paras[pi].chapter:
-                return None
-            para = self.paras[k]
-            if para.text.lstrip().startswith("["):
-                continue  # `[Illustration: …]`, `[Copyright 1894 by George Allen.]`: no one there
-            text = blank_quotes(para)
-            if any(self.cast.lookup(m.group(0)) is None for m in _UNNAMED[g].finditer(text)) \
-                    or self._unplaced(k, g):
-                return None  # (`a maid came in`: she may be the maid; a `he said` no one was given)
-            fits = {n for _, n, _ in self.events[k] if g in self.cast.gender(n)}
-            if fits:
-                if len(fits) == 1 and (back > LOOKBACK or all(  # (within the pronoun's own reach,
-                        any(q.speech for q in self.paras[j].quotes) for j in range(k + 1, pi))
-                        and not any(self._unplaced(j, g) for j in range(max(0, k - 2), k))
-                        and fits == {n for _, end, n, _ in self.cast.mentions(text)
-                                     if g in self.cast.gender(n) and not re.match(_THINGS_OF, text[end:])}):
-                    self.stage = "carried"  # one named not as a subject, with only lines since:
-                    return fits.pop()  # `… turned towards Carrie.` ¶ `"…?" he asked her` ¶ `"…," she`)
-                return None
-            if not re.search(_GENDER_WORDS[g], text, re.I) and not any(para.speakers):
-                return None
-        return None
-
-    def _unplaced(self, k: int, g: str) -> bool:
-        """Paragraph k has a `he said` (of sex g) that no one was given: someone unknown talks."""
-        word = {"m": "he", "f": "she"}.get(g, "it")
-        return any(s is None and t is not None and t.subject.casefold() == word
-                   for t, s in zip(self.tags[k], self.paras[k].speakers, strict=True))
-
-    def _stranger_since(self, g: str, pi: int, who: str) -> bool:
-        """Someone the cast does not know (`The old boy shook hands with me, …`, `the uncle
-        came in`) is a main subject of the narration since `who` was: `he` may be them."""
-        for back in range(1, LOOKBACK + 1):
-            k = pi - back
-            if k < 0 or self.paras[k].chapter != self.paras[pi].chapter:
-                return False
-            for _, subject in main_subjects(blank_quotes(self.paras[k])):
-                if _PERSON.search(subject) and self.cast.lookup(subject) is None \
-                        and not re.search(_GENDER_WORDS["f" if g == "m" else "m"], subject, re.I):
-                    return True
-            if who in {n for _, n, subj in self.events[k] if subj}:
-                return False
-        return False
 
     # --- the narration around the tag ----------------------------------------------------
 
