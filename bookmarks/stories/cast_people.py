@@ -11,7 +11,7 @@ from bookmarks.stories.attribution_context import main_subjects
 from bookmarks.stories.speakers import FEMALE, MALE, NameChecker, display_name, gender_from_name
 from bookmarks.stories.tags import LOWER, PROPER, TITLES, UPPER, clean
 
-__all__ = ["TITLE_WORD", "described_speakers", "full_names", "named_persons"]
+__all__ = ["TITLE_WORD", "described_speakers", "full_names", "named_persons", "surnamed_persons"]
 
 
 _FULL_NAME = re.compile(rf"(?<![\w’'-])(?:[{UPPER}][{LOWER}]+\s+){{1,2}}[{UPPER}][{LOWER}]+(?![\w’'-])")
@@ -93,3 +93,30 @@ def described_speakers(paras: list, checker: NameChecker, nouns: frozenset[str])
         if re.search(rf"\b(?:a|an)\s+(?:[\w-]+\s+){{0,3}}?{noun}\b", told, re.I):
             out.setdefault(name, subject)  # brought in as someone new: `a solitary Woman`
     return out
+
+
+def surnamed_persons(paras: list, checker: NameChecker, found: dict[str, str]) -> dict[str, str]:
+    """People the narration names by a bare name no list knows (`Liddy set her lips tight`,
+    `Hanson sat every evening in the front room`): a name word that is the subject of two
+    main clauses or more, which the narration goes on calling `he` (or `she`) — at least
+    twice, and four times in five. Places and things (`Chicago was …`) are no one's `he`."""
+    words = {w for n in found for w in n.replace(".", "").split()}
+    counts: dict[str, int] = {}
+    for p in paras:
+        for k in range(len(p.segs)):
+            for _, subject in main_subjects(clean(p.seg(k))):
+                if " " not in subject and re.fullmatch(PROPER, subject) and subject not in words \
+                        and not re.search(r"[’']s?$", subject) \
+                        and not TITLE_WORD.match(subject) and checker.clean(subject) == subject:
+                    counts[subject] = counts.get(subject, 0) + 1
+    names = {w for w, n in counts.items() if n >= 2}
+    if not names:
+        return {}
+    narration = "\n".join(clean(p.seg(k)) for p in paras for k in range(len(p.segs)))
+    alternatives = "|".join(re.escape(w) for w in sorted(names, key=len, reverse=True))
+    said: dict[str, list[str]] = {}  # `Toto looked up into her face with his eyes`: his, not her
+    then = r"\s+[a-z][^.!?;:“”\"A-Z]*?\b(he|his|himself|she|herself)\b"  # the rest of its sentence
+    for m in re.finditer(rf"(?<![\w’'-])({alternatives}){then}", narration):
+        said.setdefault(m.group(1), []).append(MALE if m.group(2) in ("he", "his", "himself") else FEMALE)
+    return {w: w for w, sexes in said.items() for sex in (MALE, FEMALE)
+            if sexes.count(sex) >= 2 and sexes.count(sex) >= 0.8 * len(sexes)}

@@ -28,7 +28,13 @@ from dataclasses import dataclass, field
 
 from bookmarks.stories.attribution_context import appositives, blank_quotes
 from bookmarks.stories.cast_names import SHORT_FORMS
-from bookmarks.stories.cast_people import TITLE_WORD, described_speakers, full_names, named_persons
+from bookmarks.stories.cast_people import (
+    TITLE_WORD,
+    described_speakers,
+    full_names,
+    named_persons,
+    surnamed_persons,
+)
 from bookmarks.stories.quotes import Quote, find_quotes, mark_scare_quotes
 from bookmarks.stories.speakers import (
     FEMALE,
@@ -152,6 +158,7 @@ class Cast:
         found.update(full_names(told, checker, found))
         tagged = set(found)
         found.update(named_persons(told, checker, found))
+        found.update(surnamed_persons(told, checker, found))
         surnames = titled_surnames("\n\n".join(p.text for p in paras))
         canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))
                                              and not several_titled(surnames, n)})  # `the doctor`

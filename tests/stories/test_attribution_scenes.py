@@ -331,3 +331,21 @@ def test_he_answering_a_line_that_calls_one_man_is_that_man():
     assert said(text)["My dear!"] == "Robert"
     two = text.replace("away, Robert,", "away, Robert and Tom,")
     assert said(two)['"My dear!" he cried.'] == "narration"
+
+
+def test_a_name_no_list_knows_is_a_person_once_the_narration_calls_it_she():
+    """`Liddy` is in no list of first names: twice the subject of a sentence that goes on
+    with `she`, she is someone (`she said` after `Liddy set her lips` is hers); `Chicago
+    was large, and it …` is no one."""
+    text = ("Liddy had been with me for twenty years, and she feared the dark. Chicago was "
+            "far away, and it was large. Liddy went up to the attic, and she came down white.\n\n"
+            "Chicago seemed very far away that night, and it was cold.\n\n"
+            "Liddy set her lips tight and stood still.\n\n"
+            '"I am not going to bed," she said.\n')
+    assert said(text)["I am not going to bed."] == "Liddy"
+    from bookmarks.stories.dialogue import Cast, _read
+    from bookmarks.stories.speakers import NameChecker
+    texts = text.strip().split("\n\n")
+    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
+    people = set(Cast(paras, NameChecker(text), None).people)
+    assert "Liddy" in people and "Chicago" not in people
