@@ -262,9 +262,12 @@ def clause_subject(sentence: str) -> tuple[int, str] | None:
     lead = len(s) - len(s.lstrip(" ([“\"‘'—–-"))
     intro = _INTRO.match(s[lead:])
     at = lead + (intro.end() if intro else 0)
-    m = re.match(rf"(?P<s>{SUBJ})(?:,\s+(?:[^,\s]+\s+){{0,15}}[^,\s]+\s*,)?\s+(?:{ADV}\s+){{0,2}}"
+    m = re.match(rf"(?P<s>{SUBJ})(?:,\s+(?P<aside>(?:[^,\s]+\s+){{0,15}}[^,\s]+)\s*,)?\s+(?:{ADV}\s+){{0,2}}"
                  rf"(?P<v>[a-z][a-z’']*)", s[at:])  # (the aside's words counted: a bracket blanked
     # out inside it is no length: `Nicholas Forsyte, with his bird-like rapidity (…), placed`)
+    if m and (aside := m.group("aside")) and re.fullmatch(_DESC, m.group("s")) \
+            and re.fullmatch(PROPER, aside) and m.group("v") not in _NOT_VERBS:
+        return at + m.start("aside"), aside  # `his father, James, was scrutinizing`: James
     voice = rf"[Tt]he\s+voice\s+of\s+(?P<s>{PROPER})\s+(?:{ADV}\s+){{0,2}}[a-z]"
     if not m and (v := re.match(voice, s[at:])):
         return at + v.start("s"), v.group("s")  # `The voice of Swithin roused him`: his doing
