@@ -55,14 +55,28 @@ def named_persons(paras: list, checker: NameChecker, found: dict[str, str]) -> d
     out: dict[str, str] = {}
     for p in paras:
         for k in range(len(p.segs)):
-            for m in re.finditer(rf"(?<![\w’'-]){PROPER}(?![\w’'-])", clean(p.seg(k))):
+            seg = clean(p.seg(k))
+            for m in re.finditer(rf"(?<![\w’'-]){PROPER}(?![\w’'-])", seg):
                 name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))  # not `Jekyll’s`
-                if name and name not in found and gender_from_name(name) and not _family(p.seg(k), m):
+                if name and name not in found and gender_from_name(name) and not _family(p.seg(k), m) \
+                        and not (TITLE_WORD.match(name) and _firm(seg[:m.start()], name)):
                     out.setdefault(name, name)
     return out
 
 
 _PRONOUN_SEX = {"he": MALE, "she": FEMALE}
+# `the firm of Storm and King`, `hunt up Storm and King`: a bare title word that ends a
+# firm's name is no one (the king is `the King`; `Tom and Father` are two people)
+_FIRM = re.compile(r"\b(?:firm|house|company|offices?|store|shop)\s+of\s+(?:[A-Z][\w’'-]+\s+(?:and|&)\s+)?$")
+_PARTNER = re.compile(r"\b([A-Z][\w’'-]+)\s+(?:and|&)\s+$")
+_KIN = frozenset("father mother sister brother aunt auntie uncle cousin granny grandma grandpa nurse".split())
+
+
+def _firm(before: str, name: str) -> bool:
+    if _FIRM.search(before):
+        return True
+    m = _PARTNER.search(before)
+    return bool(m) and name.casefold() not in _KIN and gender_from_name(m.group(1)) is None
 
 
 def described_speakers(paras: list, checker: NameChecker, nouns: frozenset[str]) -> dict[str, str]:

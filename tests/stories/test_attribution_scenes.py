@@ -349,3 +349,14 @@ def test_a_name_no_list_knows_is_a_person_once_the_narration_calls_it_she():
     paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
     people = set(Cast(paras, NameChecker(text), None).people)
     assert "Liddy" in people and "Chicago" not in people
+
+
+def test_a_title_word_ending_a_firms_name_is_no_one():
+    """`the firm of Storm and King`: no King in the cast for a `he` to go to."""
+    from bookmarks.stories.dialogue import Cast, _read
+    from bookmarks.stories.speakers import NameChecker
+    texts = ["She walked to the firm of Storm and King, and went in.",
+             "A man at one of the desks looked up.", '"Who is it you wish to see?" he asked.']
+    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
+    assert "King" not in Cast(paras, NameChecker("\n\n".join(texts)), None).people
+    assert said("\n\n".join(texts))['"Who is it you wish to see?" he asked.'] == "narration"
