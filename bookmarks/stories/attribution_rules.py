@@ -61,7 +61,7 @@ _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|cap
 # a clause whose subject is one of several, unnamed: `One of them`, `the younger of the two`
 _PARTITIVE = re.compile(r"[\s,;:—–-]*(?:(?:and|but|then|now|at\s+last)\s+)?(?:one|each|either|neither|"
                         r"(?:the\s+)?(?:elder|younger|older|taller|shorter|first|second|last))\s+of\s+"
-                        r"(?:them|the\s+(?:\w+\s+)?\w+)\b", re.I)
+                        r"(?:them|these|those|the\s+(?:\w+\s+)?\w+)\b", re.I)
 
 
 _CLEFT = re.compile(rf"\s*It\s+was\s+((?:the\s+)?{PROPER}|the\s+[a-z]+)(?=[\s,.;:!?—–-])")

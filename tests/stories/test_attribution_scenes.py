@@ -360,3 +360,13 @@ def test_a_title_word_ending_a_firms_name_is_no_one():
     paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
     assert "King" not in Cast(paras, NameChecker("\n\n".join(texts)), None).people
     assert said("\n\n".join(texts))['"Who is it you wish to see?" he asked.'] == "narration"
+
+
+def test_one_of_these_men_coming_up_makes_the_next_he_unsure():
+    """`He spoke to one of a group of three men. One of these came towards her.` ¶ `"Well?" he
+    said`: one of these, not the boy who went away."""
+    text = ('"Where is the manager?" asked Ellen.\n\n'
+            '"I will ask," said Tom Pell. He ran away and spoke to one of a group of three men '
+            "who were talking together. One of these came towards her.\n\n"
+            '"Well?" he said coldly.\n')
+    assert said(text)['"Well?" he said coldly.'] == "narration"
