@@ -372,6 +372,9 @@ def last_subject(head: str) -> tuple[int, str] | None:
             # about to speak when she sat up alertly and said`: she)
         if found and clause_start + m.start("s") < found[0] + len(found[1]):
             continue  # `Mrs. Drury put` is not `Drury put`
+        if re.search(r"[’']s$", m.group("s")) and not _VOICE.match(head, clause_start + m.end("s")) \
+                and m.group("v")[-3:] != "ing":  # (`without Mr. Woodhouse's giving a sigh, and saying`)
+            continue  # `felt Tom's shirt, and said`: Tom's shirt says nothing (Miss Polly's voice does)
         found = (clause_start + m.start("s"), m.group("s"))
     if found is None and clause_start and re.fullmatch(r"\s*(?:and\s+)?(?:then\s+)?(?:\w+ly\s+)?",
                                                         head[clause_start:]):

@@ -223,3 +223,14 @@ def test_a_participle_opening_a_sentence_is_no_name_and_lips_with_a_word_before_
     names = {a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions}
     assert "Raising" not in names
     assert who(text, "Then we shall mend it.") == "Nell"
+
+
+def test_a_possessive_before_a_coordinated_said_is_not_its_subject():
+    """`The old lady felt Tom's shirt, and said:` is the old lady's, not Tom's; but `without
+    Mr. Woodhouse's giving a sigh, and saying,` is his (a gerund's subject)."""
+    from bookmarks.stories.tags import tag_before
+    tag = tag_before("The old lady reached out her hand and felt Tom’s shirt, and said:")
+    assert tag is None or tag.subject != "Tom"  # (the sentence's subject is for `beat` to find)
+    assert tag_before("He grasped Swithin’s hand, exclaiming in a jocular voice:").subject == "He"
+    assert tag_before("But never did she go without Mr. Woodhouse’s giving a gentle sigh, and "
+                      "saying, ").subject.startswith("Mr. Woodhouse")
