@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from bookmarks.stories.attribution_context import main_subjects
 from bookmarks.stories.dialogue import NARRATOR, Cast, Para, _read, find_narrator
 from bookmarks.stories.quotes import join_quotes, quote_style
 from bookmarks.stories.speakers import NameChecker
@@ -230,7 +231,11 @@ class Resolver:
                 return None
             return self.resolve(Tag(found[1], len(text) - len(last) + found[0], len(text)), pi,
                                 len(text) - len(last) + found[0] + 1)
-        tag = tag_before(text) or beat(text.rstrip(".") + ":")
+        tag = tag_before(text)
+        if tag is None and len(clauses := main_subjects(last)) > 1:  # `Pollyanna paused for breath,
+            at = len(text) - len(last) + clauses[0][0]  # and Nancy managed to stammer:`: the last
+            tag = Tag(clauses[0][1], at, len(text), verb=False)  # clause's subject speaks
+        tag = tag or beat(text.rstrip(".") + ":")
         return self.resolve(tag, pi, tag.start + 1) if tag else None
 
     # --- turn-taking -----------------------------------------------------------------------

@@ -410,3 +410,11 @@ def test_stepping_into_the_breach_or_breaking_the_silence_introduces_a_line():
              "Neither of them knew what to say. Finally Mrs. Lamb stepped lamely into the breach.\n\n"
              '"Well, well, there is no need to quarrel."\n')
     assert s["Well, well, there is no need to quarrel."] == "Mrs. Lamb"
+
+
+def test_an_introduction_of_two_clauses_is_the_last_clauses_subjects():
+    """`Ellen paused for breath, and Mrs. Lamb managed to stammer:` ¶ `"…"`: Mrs. Lamb's."""
+    s = said('"Is the tide in?" asked Ellen.\n\n"Not yet," said Mrs. Lamb.\n\n'
+             "Ellen paused for breath, and Mrs. Lamb managed to stammer:\n\n"
+             '"Well, I am sure it will be all right."\n')
+    assert s["Well, I am sure it will be all right."] == "Mrs. Lamb"
