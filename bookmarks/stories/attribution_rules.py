@@ -156,6 +156,8 @@ class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRul
             self.stage = "unsure" if chained is UNSURE else "chain"
             return None if chained is UNSURE else chained
         who = super().pronoun(g, pi, pos)
+        if who and g == "f" and not self.cast.gender(who) and _described(self.cast, who):
+            who = None  # `… as the driver mounted the box.` ¶ `"…," she said`: no driver of hers
         if who and self.stage == "back" and self._stranger_since(g, pi, who):
             self.stage = "unsure"
             return None
@@ -225,7 +227,9 @@ class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRul
                     and (not start or text[:start].rstrip()[-1:] in ".!?"):
                 # `That evening Mr. Utterson came home`: a sentence's first named subject
                 who = next((n for _, _, n, s in self.cast.mentions(text[start:end]) if s), None)
-            if who and (fits_gender(g, gs := self.cast.gender(who)) or (not gs and g != "n")):
+            if who and not (gs := self.cast.gender(who)) and g == "f" and _described(self.cast, who):
+                continue  # `the driver mounted the box`: a description of no known sex is no `she`
+            if who and (fits_gender(g, gs) or (not gs and g != "n")):
                 return who  # `it` is an animal the text calls so, never someone of unknown sex
             if who is None and _PERSON.search(subject):
                 return UNSURE  # `and the young man resumed. "…," said he`: someone it does not know

@@ -370,3 +370,13 @@ def test_one_of_these_men_coming_up_makes_the_next_he_unsure():
             "who were talking together. One of these came towards her.\n\n"
             '"Well?" he said coldly.\n')
     assert said(text)['"Well?" he said coldly.'] == "narration"
+
+
+def test_a_description_of_no_known_sex_is_no_she():
+    """`… as the driver mounted the box. My companion hurried on.` ¶ `"…," she said`: not the
+    driver, whom the text never calls `she`."""
+    text = ('"Is it far?" asked Ellen.\n\n"Not far," said the driver.\n\n'
+            "I hailed a cab, as the driver mounted the box again. The night was cold and "
+            "the road was long.\n\n"
+            '"It is so late," she said.\n')
+    assert said(text)['"It is so late," she said.'] == "narration"
