@@ -68,6 +68,8 @@ from bookmarks.stories.tags import (
 )
 
 NARRATOR = "Narrator"
+_KIN_WORDS = {"Father": ("Dad", "Daddy", "Papa", "Pa"),  # what a child calls the text's `Father`
+              "Mother": ("Mum", "Mummy", "Mamma", "Mama", "Ma", "Mammy")}
 FIRST_PERSON = "i"  # the narrator's "gender" for pronouns: `I`, never `he`/`she`
 _PRONOUN_G = {"he": MALE, "she": FEMALE, "it": NEUTER}
 _MY_NAME = re.compile(rf"\b(?:[Mm]y name (?:is|was)|[Cc]all me|I am called|I was called|"
@@ -256,6 +258,10 @@ class Cast:
         for short, heads in pet.items():
             if len(heads) == 1 and short not in keys:
                 keys[short] = next(iter(heads))
+        for kin, calls in _KIN_WORDS.items():  # `"You look well, Dad."` calls the one `Father`
+            if kin in self.people:
+                for call in calls:
+                    keys.setdefault(call, kin)
         return keys
 
     def lookup(self, surface: str) -> str | None:

@@ -380,3 +380,13 @@ def test_a_description_of_no_known_sex_is_no_she():
             "the road was long.\n\n"
             '"It is so late," she said.\n')
     assert said(text)['"It is so late," she said.'] == "narration"
+
+
+def test_a_line_calling_dad_is_not_fathers():
+    """The text's `Father` (`said Father`) is the one a line calls `Dad`: not its speaker."""
+    from bookmarks.stories.dialogue import Cast, _read
+    from bookmarks.stories.speakers import NameChecker
+    texts = ['"Is the post come?" asked Father.', '"You look well, Dad."']
+    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
+    cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
+    assert {n for *_, n, _ in cast.mentions("You look well, Dad.")} == {"Father"}
