@@ -19,8 +19,8 @@ from bookmarks.stories.attribution_scene import _PERSON, _UNNAMED
 _GENDER_WORDS = {"m": r"\b(?:he|him|his|himself)\b", "f": r"\b(?:she|her|hers|herself)\b",
                  "n": r"\b(?:it|its|itself)\b"}
 # `Sarah's window` is a thing of hers, not she (`Aunt Ann's eyes rested on him` is she)
-_THINGS_OF = re.compile(r"[’']s\b(?!\s+(?:eyes|face|voice|lips|hands?|head|glance|gaze|look|smile|mouth|"
-                        r"cheeks)\b)")
+_THINGS_OF = re.compile(r"[’']s\b(?!\s+(?:[a-z]+\s+)?(?:eyes|face|voice|lips|hands?|head|glance|gaze|look|"
+                        r"smile|mouth|cheeks)\b)")  # (`Anne's white face appeared`: she did)
 CARRY = 8  # paragraphs a `she` may be carried back over to the last woman named
 
 

@@ -38,7 +38,7 @@ from bookmarks.stories.attribution_context import (
     sentences,
 )
 from bookmarks.stories.attribution_exchange import check_turns, solve_exchanges
-from bookmarks.stories.attribution_pronouns import _GENDER_WORDS, PronounRules
+from bookmarks.stories.attribution_pronouns import _GENDER_WORDS, _THINGS_OF, PronounRules
 from bookmarks.stories.attribution_relations import RelationRules
 from bookmarks.stories.attribution_scene import _PERSON, SceneRules
 from bookmarks.stories.attribution_turns import TurnRules, fill_between
@@ -221,6 +221,8 @@ class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRul
                 continue
             if re.fullmatch(ANAPHOR, " ".join(subject.casefold().split())):
                 who = self._pair_member(subject, text[:at])
+            elif re.search(r"[’']s$", subject) and not _THINGS_OF.match(text, at + len(subject) - 2):
+                who = self.cast.lookup(subject[:-2])  # `Anne's white face appeared over the bedclothes`
             else:
                 who = self.cast.lookup(subject) if subject else None
             if who is None and not (subject and _PERSON.search(subject)) and at == start \

@@ -135,7 +135,8 @@ def mask_abbreviations(text: str) -> str:
 _INTRO = re.compile(r"^(?:(?:and|but|then|so|now|presently|here|there|still|yet|again|once\s+more|"
                     r"at\s+last|at\s+that|on\s+which|upon\s+which|after\s+a\s+(?:while|moment|"
                     r"pause)|however|meanwhile|just\s+then|at\s+this\s+moment|suddenly|finally|"
-                    r"instantly|afterwards|(?:at|in|on|by|near|from|with|to)\s+(?:the|a|an|his|her|"
+                    r"instantly|afterwards|(?:at|in|on|by|near|from|with|to|during|throughout|through|across|"
+                    r"along|behind|under|over|beneath|around|for|amid)\s+(?:the|a|an|his|her|"
                     r"their|this|that|these|those)\s+[a-z-]+|(?:when|as|while|after|before|though|"
                     r"although|if|since|until|once)\s+[^,;:.!?]{1,80},),?\s+)+", re.I)
 _MODAL = frozenset("to would could should might may must can will shall not never didn’t didn't "

@@ -46,6 +46,8 @@ def test_a_long_aside_after_the_subject_and_the_voice_of_someone_keep_the_subjec
     assert [s for _, s in main_subjects("At the window his father, James, was still looking out.")] \
         == ["James"]  # the name in apposition is who the description is
     assert [s for _, s in main_subjects("Her husband, who was tired, sat down.")] == ["Her husband"]
+    assert [s for _, s in main_subjects("During this talk the child had stayed silent.")] \
+        == ["the child"]  # a phrase of time first: `During` is no one
 
 
 # --- pronouns -----------------------------------------------------------------------------

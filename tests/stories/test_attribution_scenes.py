@@ -390,3 +390,12 @@ def test_a_line_calling_dad_is_not_fathers():
     paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
     cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
     assert {n for *_, n, _ in cast.mentions("You look well, Dad.")} == {"Father"}
+
+
+def test_her_face_appearing_makes_her_the_next_she():
+    """`"Good night," she said.` (Mrs. Lamb) ¶ `Ellen's white face appeared over the
+    bedclothes.` ¶ `"…," she said`: Ellen's face is Ellen, who answers."""
+    text = ('"Is it late?" asked Ellen.\n\n"Good night," said Mrs. Lamb.\n\n'
+            "Ellen’s white face appeared over the bedclothes with a startling suddenness.\n\n"
+            '"How can you call it a good night?" she said.\n')
+    assert said(text)["How can you call it a good night?"] == "Ellen"
