@@ -158,6 +158,8 @@ class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRul
         who = super().pronoun(g, pi, pos)
         if who and g == "f" and not self.cast.gender(who) and _described(self.cast, who):
             who = None  # `… as the driver mounted the box.` ¶ `"…," she said`: no driver of hers
+        if who and self.stage == "back" and (nearer := self._nearer_antecedent(g, pi, who)):
+            who = nearer  # `The testimony of Mary was short; … she was asked …` ¶ `… she replied:`
         if who and self.stage == "back" and self._stranger_since(g, pi, who):
             self.stage = "unsure"
             return None
@@ -260,6 +262,17 @@ class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRul
             return None
         fits = {n for start, _, n, _ in mentions if fits_gender(g, self.cast.gender(n))}
         return fits.pop() if len(fits) == 1 else None
+
+    def _nearer_antecedent(self, g: str, pi: int, who: str) -> str | None:
+        """A narration paragraph nearer than the one where the back search found `who` names
+        one other character of that sex and goes on with `she`: that character."""
+        for k in range(pi - 1, max(-1, pi - LOOKBACK - 1), -1):
+            if who in {n for _, n, subject in self.events[k] if subject} or self.paras[k].quotes:
+                return None
+            text = blank_quotes(self.paras[k])
+            if (found := self._antecedent_mention(g, text, main_subjects(text, spans=True))) and found != who:
+                return found
+        return None
 
     def _only_named(self, g: str, pi: int, pos: int) -> str | None:
         """`… she found Peter waiting on the stairs.` ¶ `"…?" he asked.`: nobody of that sex is

@@ -138,7 +138,8 @@ _INTRO = re.compile(r"^(?:(?:and|but|then|so|now|presently|here|there|still|yet|
                     r"instantly|afterwards|(?:at|in|on|by|near|from|with|to|during|throughout|through|across|"
                     r"along|behind|under|over|beneath|around|for|amid)\s+(?:the|a|an|his|her|"
                     r"their|this|that|these|those)\s+[a-z-]+|(?:when|as|while|after|before|though|"
-                    r"although|if|since|until|once)\s+[^,;:.!?]{1,80},),?\s+)+", re.I)
+                    r"although|if|since|until|once)\s+[^,;:.!?]{1,80},|(?:[a-z]+ly\s+)?[a-z]+ing\s+[^,;:.!?]{1,100},)"
+                    r",?\s+)+", re.I)  # (`After some questions, mostly referring to her past, she was asked`)
 _MODAL = frozenset("to would could should might may must can will shall not never didn’t didn't "
                    "don’t don't cannot couldn’t couldn't wouldn’t wouldn't nobody".split())
 

@@ -48,6 +48,8 @@ def test_a_long_aside_after_the_subject_and_the_voice_of_someone_keep_the_subjec
     assert [s for _, s in main_subjects("Her husband, who was tired, sat down.")] == ["Her husband"]
     assert [s for _, s in main_subjects("During this talk the child had stayed silent.")] \
         == ["the child"]  # a phrase of time first: `During` is no one
+    assert [s for _, s in main_subjects("After some questions, mostly referring to her past, she was "
+                                        "asked to relate what she knew.")] == ["she"]
 
 
 # --- pronouns -----------------------------------------------------------------------------

@@ -399,3 +399,16 @@ def test_her_face_appearing_makes_her_the_next_she():
             "Ellen’s white face appeared over the bedclothes with a startling suddenness.\n\n"
             '"How can you call it a good night?" she said.\n')
     assert said(text)["How can you call it a good night?"] == "Ellen"
+
+
+def test_she_goes_on_from_the_woman_named_nearer_than_the_last_subject():
+    """`Ellen stood by the door.` … ¶ `The testimony of Mrs. Lamb was short; she was asked
+    what she knew.` ¶ `Lifting her head, she replied:` ¶ `"…"`: Mrs. Lamb, whom the nearer
+    paragraph names and goes on calling `she`, not Ellen, its last subject further back."""
+    text = ('"Is it far?" asked Ellen.\n\n"Not far," said Mrs. Lamb.\n\n'
+            "Ellen stood by the door, and watched the jury come in.\n\n"
+            "The testimony of Mrs. Lamb was short. After some questions, mostly referring to "
+            "her place in the house, she was asked what she knew of the murder.\n\n"
+            "Lifting up her head, and speaking in a low voice, she replied:\n\n"
+            '"I know nothing of it, save what others have told me."\n')
+    assert said(text)["I know nothing of it, save what others have told me."] == "Mrs. Lamb"
