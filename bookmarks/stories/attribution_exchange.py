@@ -46,6 +46,13 @@ def solve_exchanges(paras, cast) -> None:
         k = block + 1
 
 
+def _vague(cast, name: str) -> bool:
+    """A character the text knows only by a bare description (`the man`, `the visitor`)."""
+    person = cast.people.get(name)
+    return bool(person) and all(re.fullmatch(r"(?:[Tt]he\s+)?[A-Za-z-]+", f) and f.split()[-1].casefold()
+                                in PERSON_NOUNS | {"visitor", "stranger", "man", "woman"} for f in person.forms)
+
+
 def _who(p) -> set[str]:
     return {s for s in p.speakers if s}
 
@@ -114,8 +121,8 @@ def _solve(paras, cast, start: int, end: int) -> None:
         around = range(max(0, start - SCENE), min(len(paras), end + 1 + SCENE))
         others = {s for n in around if paras[n].chapter == paras[start].chapter
                   for s in paras[n].speakers if s} - pair
-        if len(others) == 1:
-            pair |= others
+        if len(others) == 1 and not _vague(cast, next(iter(others))):
+            pair |= others  # (not `the man` who spoke at the desk a page before)
     if len(pair) != 2:
         return
     a, b = sorted(pair)

@@ -113,3 +113,19 @@ def test_sir_and_mamma_tell_a_man_and_a_woman_apart_in_a_bare_run():
     assert who(text, "I cannot agree") == "Emma"
     assert who(text, "so far away") == "Mr. Woodhouse"
     assert who(text, "Poor Miss Taylor") == "Mr. Woodhouse"
+
+
+def test_a_bare_description_who_spoke_earlier_is_not_the_second_of_a_run():
+    """The one other talker of the scene completes a run of bare lines only when the text
+    names them: `the man` who spoke at the desk a page before may not be the one answering."""
+    from tests.stories.test_attribution_rules import said
+    text = ('"Who is it you wish to see?" asked the woman.\n\n"Any one," said Ellen.\n\n'
+            "The door opened and shut again, and the clock ticked on the wall. Outside the rain "
+            "went on falling on the roofs and the chimneys of the town, and the carts went by in "
+            "the street below, one after another, all the long grey afternoon, until the lamps "
+            "were lit.\n\n"
+            '"What can I do for you?"\n\n"I want work," said Ellen.\n\n"As what?"\n')
+    s = said(text)
+    assert s['"What can I do for you?"'] == s['"As what?"'] == "narration"
+    named = text.replace("asked the woman", "asked Mrs. Drury")  # a name: the run is hers and Ellen's
+    assert said(named)["What can I do for you?"] == said(named)["As what?"] == "Mrs. Drury"
