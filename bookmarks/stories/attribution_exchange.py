@@ -49,8 +49,9 @@ def solve_exchanges(paras, cast) -> None:
 def _vague(cast, name: str) -> bool:
     """A character the text knows only by a bare description (`the man`, `the visitor`)."""
     person = cast.people.get(name)
-    return bool(person) and all(re.fullmatch(r"(?:[Tt]he\s+)?[A-Za-z-]+", f) and f.split()[-1].casefold()
-                                in PERSON_NOUNS | {"visitor", "stranger", "man", "woman"} for f in person.forms)
+    nouns = PERSON_NOUNS | {"visitor", "stranger"}
+    return bool(person) and all(re.fullmatch(r"(?:[Tt]he\s+)?[A-Za-z-]+", f)
+                                and f.split()[-1].casefold() in nouns for f in person.forms)
 
 
 def _who(p) -> set[str]:
