@@ -14,7 +14,8 @@ from bookmarks.stories.tags import LOWER, PROPER, TITLES, UPPER, clean
 __all__ = ["TITLE_WORD", "described_speakers", "full_names", "named_persons", "surnamed_persons"]
 
 
-_FULL_NAME = re.compile(rf"(?<![\w’'-])(?:[{UPPER}][{LOWER}]+\s+){{1,2}}[{UPPER}][{LOWER}]+(?![\w’'-])")
+_FULL_NAME = re.compile(rf"(?<![\w’'-])(?:[{UPPER}][{LOWER}]+\s+(?:(?:de|du|van|von|da|di|del)\s+)?){{1,2}}"
+                        rf"[{UPPER}][{LOWER}]+(?![\w’'-])")  # (`Philippe de Vilmorin`)
 TITLE_WORD = re.compile(rf"(?:{TITLES})$")
 
 

@@ -412,3 +412,12 @@ def test_she_goes_on_from_the_woman_named_nearer_than_the_last_subject():
             "Lifting up her head, and speaking in a low voice, she replied:\n\n"
             '"I know nothing of it, save what others have told me."\n')
     assert said(text)["I know nothing of it, save what others have told me."] == "Mrs. Lamb"
+
+
+def test_a_full_name_with_a_particle_joins_its_first_name_and_surname():
+    """`his friend, Philippe de Vilmorin,` ties `Philippe` and `Vilmorin` into one character."""
+    text = ('"You talk like a lawyer," said Vilmorin.\n\n"I am one," said Andre.\n\n'
+            "Andre had no dearer friend than Philippe de Vilmorin, a student of Rennes.\n\n"
+            '"You are profane," said Philippe.\n')
+    s = said(text)
+    assert s["You talk like a lawyer."] == s["You are profane."] == "Philippe de Vilmorin"
