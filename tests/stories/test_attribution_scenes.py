@@ -5,13 +5,20 @@ bookmarks/stories/attribution_rules.py and attribution_calls.py)."""
 
 from __future__ import annotations
 
+from bookmarks.stories.dialogue import Cast, _read
 from bookmarks.stories.importers import parse_story
-from bookmarks.stories.speakers import merge_variants
+from bookmarks.stories.speakers import NameChecker, merge_variants
 
 
 def said(text: str) -> dict[str, str]:
     """Each action's text → its character."""
     return {a.text: a.character for a in parse_story(text.encode(), "tale.txt", fmt="prose").actions}
+
+
+def cast_of(texts: list[str]) -> Cast:
+    """The cast the importer finds in these paragraphs."""
+    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
+    return Cast(paras, NameChecker("\n\n".join(texts)), None)
 
 
 def test_a_pronoun_after_narration_about_a_group_is_unsure():
@@ -277,11 +284,7 @@ def test_a_stranger_who_is_a_man_leaves_the_one_woman_her_she():
 def test_the_husbands_first_name_in_mrs_x_y_is_not_hers():
     """`Mrs. Alexander Bell`: a line that calls `Alexander` calls her husband, not her; her
     surname and full name still find her."""
-    from bookmarks.stories.dialogue import Cast, _read
-    from bookmarks.stories.speakers import NameChecker
-    texts = ['"Good evening," said Mrs. Alexander Bell.', '"Oh, Alexander, come in."']
-    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
-    cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
+    cast = cast_of(['"Good evening," said Mrs. Alexander Bell.', '"Oh, Alexander, come in."'])
     assert cast.lookup("Mrs. Alexander Bell") == "Mrs. Alexander Bell"
     assert cast.lookup("Alexander") is None
 
@@ -305,16 +308,11 @@ def test_she_is_the_one_woman_named_just_before_a_line_of_someone_else():
 def test_a_bare_surname_is_not_mrs_xs_and_miss_x_is_not_mr_x():
     """`Mrs. Hanson` … `Hanson sat reading`: the bare surname is her husband's, not hers; a
     `Miss Gibson` the cast does not know is not Mr. Gibson, whose surname it holds."""
-    from bookmarks.stories.dialogue import Cast, _read
-    from bookmarks.stories.speakers import NameChecker
     texts = ['"Supper is ready," said Mrs. Hanson.', 'Hanson sat by the lamp and read his paper.']
-    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
-    cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
+    cast = cast_of(texts)
     assert cast.lookup("Mrs. Hanson") == "Mrs. Hanson"
     assert "Mrs. Hanson" not in {n for *_, n, _ in cast.mentions(texts[1])}
-    texts = ['"Good day," said Mr. Gibson.', '"Good day, Miss Gibson," said Mr. Preston.']
-    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
-    cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
+    cast = cast_of(['"Good day," said Mr. Gibson.', '"Good day, Miss Gibson," said Mr. Preston.'])
     assert {n for *_, n, _ in cast.mentions("Mr. Preston bowed to Miss Gibson.")} == {"Mr. Preston"}
     assert {n for *_, n, _ in cast.mentions("Mr. Preston bowed to Gibson.")} == {"Mr. Preston", "Mr. Gibson"}
 
@@ -343,22 +341,15 @@ def test_a_name_no_list_knows_is_a_person_once_the_narration_calls_it_she():
             "Liddy set her lips tight and stood still.\n\n"
             '"I am not going to bed," she said.\n')
     assert said(text)["I am not going to bed."] == "Liddy"
-    from bookmarks.stories.dialogue import Cast, _read
-    from bookmarks.stories.speakers import NameChecker
-    texts = text.strip().split("\n\n")
-    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
-    people = set(Cast(paras, NameChecker(text), None).people)
+    people = set(cast_of(text.strip().split("\n\n")).people)
     assert "Liddy" in people and "Chicago" not in people
 
 
 def test_a_title_word_ending_a_firms_name_is_no_one():
     """`the firm of Storm and King`: no King in the cast for a `he` to go to."""
-    from bookmarks.stories.dialogue import Cast, _read
-    from bookmarks.stories.speakers import NameChecker
     texts = ["She walked to the firm of Storm and King, and went in.",
              "A man at one of the desks looked up.", '"Who is it you wish to see?" he asked.']
-    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
-    assert "King" not in Cast(paras, NameChecker("\n\n".join(texts)), None).people
+    assert "King" not in cast_of(texts).people
     assert said("\n\n".join(texts))['"Who is it you wish to see?" he asked.'] == "narration"
 
 
@@ -384,11 +375,7 @@ def test_a_description_of_no_known_sex_is_no_she():
 
 def test_a_line_calling_dad_is_not_fathers():
     """The text's `Father` (`said Father`) is the one a line calls `Dad`: not its speaker."""
-    from bookmarks.stories.dialogue import Cast, _read
-    from bookmarks.stories.speakers import NameChecker
-    texts = ['"Is the post come?" asked Father.', '"You look well, Dad."']
-    paras = _read([(i, t, None) for i, t in enumerate(texts)], "double")
-    cast = Cast(paras, NameChecker("\n\n".join(texts)), None)
+    cast = cast_of(['"Is the post come?" asked Father.', '"You look well, Dad."'])
     assert {n for *_, n, _ in cast.mentions("You look well, Dad.")} == {"Father"}
 
 
