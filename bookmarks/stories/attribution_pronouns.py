@@ -43,17 +43,25 @@ class PronounRules:
                 return None  # (`a maid came in`: she may be the maid; a `he said` no one was given)
             fits = {n for _, n, _ in self.events[k] if g in self.cast.gender(n)}
             if fits:
-                if len(fits) == 1 and (back > LOOKBACK or all(  # (within the pronoun's own reach,
-                        any(q.speech for q in self.paras[j].quotes) for j in range(k + 1, pi))
-                        and not any(self._unplaced(j, g) for j in range(max(0, k - 2), k))
-                        and fits == {n for _, end, n, _ in self.cast.mentions(text)
-                                     if g in self.cast.gender(n) and not re.match(_THINGS_OF, text[end:])}):
-                    self.stage = "carried"  # one named not as a subject, with only lines since:
-                    return fits.pop()  # `… turned towards Carrie.` ¶ `"…?" he asked her` ¶ `"…," she`)
+                if len(fits) == 1 and (back > LOOKBACK or self._named_just_before(g, k, pi, text, fits)):
+                    self.stage = "carried"
+                    return fits.pop()
                 return None
             if not re.search(_GENDER_WORDS[g], text, re.I) and not any(para.speakers):
                 return None
         return None
+
+    def _named_just_before(self, g: str, k: int, pi: int, text: str, fits: set[str]) -> bool:
+        """Within the pronoun's own reach, where its search wants a subject: the one of that
+        sex paragraph k names, even as an object, when only lines came since and no `she said`
+        went unplaced just before (`… turned towards Carrie.` ¶ `"…?" he asked` ¶ `"…," she`)
+        — but not a thing of hers (`Sarah's window`)."""
+        if not all(any(q.speech for q in self.paras[j].quotes) for j in range(k + 1, pi)) \
+                or any(self._unplaced(j, g) for j in range(max(0, k - 2), k)):
+            return False
+        named = {n for _, end, n, _ in self.cast.mentions(text)
+                 if g in self.cast.gender(n) and not _THINGS_OF.match(text, end)}
+        return named == fits
 
     def _unplaced(self, k: int, g: str) -> bool:
         """Paragraph k has a `he said` (of sex g) that no one was given: someone unknown talks."""
