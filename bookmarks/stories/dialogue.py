@@ -242,10 +242,10 @@ class Cast:
                     keys.setdefault(f"the {v}", person.name)
                     keys.setdefault(f"The {v}", person.name)
                 words = form.replace(".", "").split()
-                husband = words[1:-1] if len(words) > 2 and words[0].casefold() in WIFE_TITLES else []
-                if len(words) == 2 and words[0].casefold() in WIFE_TITLES:
-                    husband = words[1:]  # `Mrs. Hanson`: a bare `Hanson` is her husband
-                for word in words:  # (`Mrs. Alexander Worple`: `Alexander` is her husband)
+                wife = words[0].casefold() in WIFE_TITLES  # `Mrs. Alexander Worple`: `Alexander` is
+                husband = (words[1:-1] if len(words) > 2 else words[1:]) if wife else []  # her husband's,
+                # and so is a bare `Hanson` beside `Mrs. Hanson`
+                for word in words:
                     if word[:1].isupper() and self.checker.is_name_word(word) and word not in husband:
                         owners.setdefault(word, set()).add(person.name)
         for word, heads in owners.items():

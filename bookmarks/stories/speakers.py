@@ -29,7 +29,7 @@ from bookmarks.stories.tags import (
 )
 
 MALE, FEMALE, NEUTER = "m", "f", "n"
-_TITLE_GENDER = {
+TITLE_GENDER = {
     **dict.fromkeys("mr mister sir lord master king prince duke count baron father brother uncle "
                     "squire grandpa monsieur signor signore señor senor herr".split(), MALE),
     **dict.fromkeys("mrs missus miss ms madam madame mme mlle lady queen princess duchess "
@@ -207,8 +207,8 @@ def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str
         if not fits and name.casefold() in (h.casefold() for h in heads):
             fits = [h for h in heads if h.casefold() == name.casefold()]
         if len(fits) > 1 and title is None and len(core) == 1:  # `said Racksole`: Mr. Theodore
-            men = [h for h in fits if _TITLE_GENDER.get(_core(h)[0] or "") == MALE]  # Racksole,
-            if len(men) == 1 and all(_TITLE_GENDER.get(_core(h)[0] or "") == FEMALE  # not Miss
+            men = [h for h in fits if TITLE_GENDER.get(_core(h)[0] or "") == MALE]  # Racksole,
+            if len(men) == 1 and all(TITLE_GENDER.get(_core(h)[0] or "") == FEMALE  # not Miss
                                      for h in fits if h != men[0]):  # Racksole: a bare surname
                 fits = men  # is the man's
         if len(fits) == 1:
@@ -230,11 +230,11 @@ def _title_fits(title: str | None, core: frozenset[str], head: str,
         return False
     if title in WIFE_TITLES and len(core) == 1 and head.replace(".", "").casefold().split()[0] in core:
         return False  # `Mrs. Jolyon` is Jolyon Forsyte's wife, not he
-    if len({_TITLE_GENDER.get(t, t) for t in titles.get(core, ())} - {None}) > 1 \
-            and len({_TITLE_GENDER.get(t) for t in titles.get(core, ())} - {None}) != 1:
+    if len({TITLE_GENDER.get(t, t) for t in titles.get(core, ())} - {None}) > 1 \
+            and len({TITLE_GENDER.get(t) for t in titles.get(core, ())} - {None}) != 1:
         return False  # a family: Mr. and Mrs. Bennet (`Mr. Oak` and `Shepherd Oak` are one)
     first = next((w for w in head.replace(".", "").casefold().split() if w not in core), None)
-    g, fg = _TITLE_GENDER.get(title), FIRST_NAMES.get(first or "")
+    g, fg = TITLE_GENDER.get(title), FIRST_NAMES.get(first or "")
     return not (g and fg and g != fg)
 
 
@@ -248,12 +248,12 @@ class Person:
 def gender_from_name(name: str) -> str | None:
     words = name.replace(".", "").replace("'s ", " ").split()
     first = words[0].casefold()
-    if first in _TITLE_GENDER and len(words) > 1:
-        return _TITLE_GENDER[first]
+    if first in TITLE_GENDER and len(words) > 1:
+        return TITLE_GENDER[first]
     if words[-1].casefold() in _NOUN_GENDER and (name[:1].islower() or len(words) <= 3):
         return _NOUN_GENDER[words[-1].casefold()]
     if first in ("king", "queen", "prince", "princess", "duke", "duchess"):
-        return _TITLE_GENDER.get(first)
+        return TITLE_GENDER.get(first)
     if name[:1].islower() or len(words) <= 2 and words[-1].islower() or name.casefold().startswith("the "):
         last = words[-1].casefold()  # `the clergyman`, `Young man`, `the washerwoman`
         if last.endswith("woman"):
@@ -309,7 +309,7 @@ def _own_pronoun(after: str) -> str | None:
     return None
 
 
-_TITLED = re.compile(r"\b(?:(" + "|".join(t.capitalize() for t in _TITLE_GENDER if len(t) > 3
+_TITLED = re.compile(r"\b(?:(" + "|".join(t.capitalize() for t in TITLE_GENDER if len(t) > 3
                                           and t not in ("king", "queen", "nurse", "master"))
                      + r")|(Mr|Mrs|Ms|Dr|Mme|Mlle)\.?)[ \t]*\n?[ \t]*([A-Z]\w+)")
 
@@ -324,7 +324,7 @@ def titled_genders(text: str) -> dict[str, set[str]]:
     for m in _TITLED.finditer(text):
         title = (m.group(1) or m.group(2)).casefold()
         if title != "dr":
-            seen.setdefault(m.group(3), set()).add(_TITLE_GENDER[title])
+            seen.setdefault(m.group(3), set()).add(TITLE_GENDER[title])
     return seen
 
 
@@ -345,7 +345,6 @@ def genders(person: Person, votes: Counter | None,
     return {top} if n >= 2 and n >= 0.6 * total else set()
 
 
-TITLE_GENDER = _TITLE_GENDER  # title word → the sex it says
 WIFE_TITLES = frozenset("mrs missus madame mme señora senora signora frau".split())
 _MAIDEN_TITLES = frozenset("miss mlle mademoiselle señorita senorita signorina fräulein".split())
 
@@ -377,7 +376,7 @@ def family_merges(people: dict[str, Person], texts: list[str]) -> dict[str, str]
         if len(women) == 1 and not any(t in _MAIDEN_TITLES for t in titles.values()):
             out.update({h: women[0] for h in heads if titles[h] in WIFE_TITLES and apart(h, women[0])})
         bare = [h for h in heads if len(h.split()) == 1]
-        men = [h for h in heads if titles[h] and _TITLE_GENDER.get(titles[h]) == MALE]
+        men = [h for h in heads if titles[h] and TITLE_GENDER.get(titles[h]) == MALE]
         sons = [h for h in first if people[h].genders == {MALE}]
         if len(men) > 1 or len(sons) > 1:
             continue
