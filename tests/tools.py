@@ -57,21 +57,26 @@ def fill_number(page, selector: str, value: str) -> None:
         assert time.monotonic() < deadline, f"{selector} shows {box.input_value()!r}"
 
 
-def upload(page, selector: str, path: str, shown: str) -> None:
+def upload(page, selector: str, path: str, shown: str, patience_s: int = 240) -> None:
     """Give a Gradio file box a file and wait until it shows `shown` (its name). On a busy
     machine a file set while the page was still busy with the step before was not taken up
     (the box never showed it in 90 s): it is set again until it shows, bounded — but only
-    while the box still has its file input (a box that took the file but is slow to show
-    it has none, and waiting for one ran out at 90 s in a busy run)."""
+    while the box still has its file input (a box that is uploading has none: setting it
+    again would restart an upload that a loaded server is still taking in). In a busy run of
+    the whole suite one upload did not show its name within 90 s, so the bound is 240 s, like
+    the app's own start; a box that never shows it fails saying what it shows instead."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + patience_s
     box = page.locator(f"{selector} input[type=file]")
     while True:
         if box.count():  # once the box has taken the file it has no file input left to set
             box.set_input_files(path)
         try:
-            page.wait_for_selector(f"{selector} :text('{shown}')", timeout=20_000)
+            page.wait_for_selector(f"{selector} :text('{shown}')", timeout=30_000)
             return
         except PlaywrightTimeout:  # set it again while time is left
-            assert time.monotonic() < deadline, f"{selector} never showed {shown!r}"
+            seen = " ".join(page.locator(selector).inner_text().split())
+            assert time.monotonic() < deadline, (
+                f"{selector} never showed {shown!r} in {patience_s} s; it shows {seen!r}"
+                f" ({'with' if box.count() else 'without'} a file input)")
