@@ -105,19 +105,22 @@ _NOUN_ALT = "|".join(sorted(PERSON_NOUNS - _RELATIONS, key=len, reverse=True))
 
 def appositives(texts: list[str], names: dict[str, str]) -> dict[str, str]:
     """Descriptions the narration gives a named character in apposition (`Mr. Utterson the
-    lawyer`, `Mr. Guest, his head clerk,`, `Parker, the butler`): {`Lawyer`: `Mr. Utterson`}.
+    lawyer`, `Mr. Guest, his head clerk,`, `Parker, the butler`, `Fix, one of the detectives`,
+    `Jim, a sailor`): {`Lawyer`: `Mr. Utterson`}.
     `names`: display name → a surface form. A relation (`his friend`) names no one; a
     description given to two people is dropped."""
     if not names:
         return {}
     surfaces = {s: n for n, s in names.items() if s[:1].isupper()} | {n: n for n in names if n[:1].isupper()}
     alternatives = "|".join(re.escape(s) for s in sorted(surfaces, key=len, reverse=True))
-    pattern = re.compile(rf"(?<![\w’'-])({alternatives}),?\s+(?:the|his|her)\s+(?:[a-z-]+\s+){{0,2}}"
-                         rf"({_NOUN_ALT})(?![\w-])")
+    pattern = re.compile(rf"(?<![\w’'-])({alternatives})"
+                         rf"(?:,?\s+(?:the|his|her)|,\s+(?:an?|(?P<one>one\s+of\s+the)))\s+(?:[a-z-]+\s+){{0,2}}(?P<noun>{_NOUN_ALT})(?P<s>s)?(?![\w-])")
     found: dict[str, set[str]] = {}
     for text in texts:
         for m in pattern.finditer(text):
-            found.setdefault(m.group(2).capitalize(), set()).add(surfaces[m.group(1)])
+            if bool(m.group("one")) != bool(m.group("s")):
+                continue  # `Fix, one of the detectives`: the plural there, and only there
+            found.setdefault(m.group("noun").capitalize(), set()).add(surfaces[m.group(1)])
     return {desc: owners.pop() for desc, owners in found.items() if len(owners) == 1}
 
 

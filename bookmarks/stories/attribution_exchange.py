@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from bookmarks.stories.attribution_turns import _TIME_MOVES, _bare_speech, calls, name_only
+from bookmarks.stories.attribution_turns import _NEWCOMERS, _TIME_MOVES, _bare_speech, calls, name_only
 from bookmarks.stories.tags import PERSON_NOUNS
 
 REACH = 12  # speech paragraphs on either side of a block of bare lines that its count reads
@@ -93,11 +93,11 @@ def _run(paras, k: int) -> tuple[int, int, int]:
 
 def _scene_start(paras, start: int, back: int) -> int:
     """Up to `back` paragraphs before `start`, not before narration that moves the story on
-    in time (`Shortly after this I had to go out of town.`): who talked before it is not
-    in this scene."""
+    in time (`Shortly after this I had to go out of town.`) or that brings in people the
+    text does not name (`two strangers entered`): who talked before it is not in this scene."""
     first = max(0, start - back)
     for n in range(start - 1, first - 1, -1):
-        if not paras[n].quotes and _TIME_MOVES.search(paras[n].text):
+        if not paras[n].quotes and (_TIME_MOVES.search(paras[n].text) or _NEWCOMERS.search(paras[n].text)):
             return n + 1
     return first
 
@@ -119,7 +119,7 @@ def _solve(paras, cast, start: int, end: int) -> None:
         # (`I found Muriel Singer there … Corky, I took it, was out telephoning.` ¶ … `"You're
         # waiting for Corky, aren't you?"`: the one the lines talk of is not one of the two)
     if len(pair) == 1:  # the one other person who talks in this scene
-        around = range(max(0, start - SCENE), min(len(paras), end + 1 + SCENE))
+        around = range(_scene_start(paras, start, SCENE), min(len(paras), end + 1 + SCENE))
         others = {s for n in around if paras[n].chapter == paras[start].chapter
                   for s in paras[n].speakers if s} - pair
         if len(others) == 1 and not _vague(cast, next(iter(others))):

@@ -50,6 +50,10 @@ _TIME_MOVES = re.compile(  # narration that moves the story on in time
     rf"\b(?:{_N}\s+(?:or\s+{_N}\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)\s+(?:later|afterwards?)|"
     r"(?:the\s+)?(?:next|following)\s+(?:morning|day|evening|night|week|month|year)|"
     r"shortly\s+after(?:wards|\s+this|\s+that)?|some\s+time\s+(?:after|later))\b", re.I)
+_NEWCOMERS = re.compile(  # people the text does not name come in: the talk of two is over
+    r"\b(?:(?:an?|two|three|several|some|other)\s+(?:[a-z-]+\s+){0,2}?(?:strangers?|men|women|man|woman|"
+    r"gentlemen|gentleman|persons?|people|visitors?)\s+(?:\w+\s+)?(?:entered|came\s+in|walked\s+in|"
+    r"were\s+shown\s+in|was\s+shown\s+in|appeared))\b", re.I)
 _CALL = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+"
                    rf"|(?:^|[,;!?.—–-]\s*)[Yy]ou(?:[’']re|\s+are)\s+(?:only\s+|really\s+|not\s+)?)"
                    rf"(?:(?:{TITLES})\.?\s+)?$")  # (`"Oh—you're Jordan Baker."`: said to her)
@@ -139,8 +143,9 @@ class TurnRules:
                     and said == [self.recent[-1]] and self._called(pi - 1, said[-1]):
                 self.recent = self.recent[-2:]  # `"No, Lucy, …"` ¶ `"…," said Lucy.`: those two
             return
-        if _TIME_MOVES.search(p.text):
-            self.recent = []  # `Shortly after this I had to go out of town.`: the talk is over
+        if _TIME_MOVES.search(p.text) or _NEWCOMERS.search(p.text):
+            self.recent = []  # `Shortly after this I had to go out of town.`, `two strangers
+            # entered`: the talk is over
             return
         if not self.recent or len(p.text.split()) > BRIDGE_WORDS \
                 or not pi or not any(self.paras[pi - 1].speakers):

@@ -278,3 +278,19 @@ def test_a_description_with_a_hyphenated_word_is_a_speaker():
              '"It is," said the pilot.\n\n'
              '"And worse to come," said the red-faced man, and spat.\n')
     assert s["Nasty weather."] == s["And worse to come."] == "Red-faced man"
+
+
+def test_one_of_a_kind_in_apposition_is_the_named_one():
+    text = ("This was Pell, one of the detectives who had been sent from London. The detective "
+            "paced the quay.\n\n"
+            '"The boat is late," said Pell.\n\n"Not for long," answered the harbourmaster.\n\n'
+            '"It will come," said the detective.\n')
+    story = parse_story(text.encode(), "t.txt", fmt="prose")
+    names = {c.name: c.aliases for c in story.characters}
+    assert "Detective" not in names and "the detective" in names["Pell"]
+    assert {a.text: a.character for a in story.actions}["It will come."] == "Pell"
+    from bookmarks.stories.attribution_context import appositives
+    found = appositives(["Tom Hale, a sailor, came in. Ann, one of the nurse's friends, sat. "
+                         "Bess, the nurses' friend, left."],
+                        {"Tom Hale": "Tom Hale", "Ann": "Ann", "Bess": "Bess"})
+    assert found == {"Sailor": "Tom Hale"}  # `one of` wants the plural; `the nurses'` owns

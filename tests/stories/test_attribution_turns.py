@@ -262,3 +262,15 @@ def test_a_bracketed_aside_naming_someone_else_does_not_stop_the_turns():
              '"The town has a great future, I tell you."\n\n"Do you like it there?"\n')
     assert s["Really?"] == s["Do you like it there?"] == "Ellen"
     assert s["The town has a great future, I tell you."] == "Mr. Drury"
+
+
+def test_strangers_coming_in_end_the_talk_of_two():
+    s = said(START + '"Then you will be late."\n\n"I am always late."\n\n'
+             "There was a knock at the door, and two strangers entered.\n\n"
+             '"You have come about the rooms?" said Mrs. Hale.\n\n"We have."\n')
+    assert who(s, "We have.") != "Mr. Crowe"  # not the talk of two going on: strangers came in
+    s = said(START + '"Then you will be late."\n\n"I am always late."\n\n'
+             "The clock struck, and Mrs. Hale looked at him over the teapot while Mr. Crowe "
+             "buttered his toast.\n\n"
+             '"You never listen," said Mrs. Hale.\n\n"I do."\n')
+    assert s["I do."] == "Mr. Crowe"  # no one came in: the two talk on
