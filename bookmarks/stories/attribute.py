@@ -34,8 +34,10 @@ _ONSET = re.compile(r"(?:\s+(?:[a-z]+ly|then|now|at\s+last|at\s+once|at\s+length
                     r"began|resumed|went\s+on|continued|answered|replied|rejoined|spoke\s+first|"
                     r"broke\s+(?:the\s+)?(?:[a-z]+\s+)?silence|stepped\s+(?:[a-z]+ly\s+)?into\s+the\s+breach|"
                     r"plunged\s+in(?:\s+[a-z]+ly)?(?:\s+to\s+[a-z]+\s+a\s+diversion)?|found\s+(?:his|her)\s+"
-                    r"(?:tongue|voice)|took\s+up\s+the\s+(?:tale|word|thread|conversation))"
+                    r"(?:tongue|voice)|took\s+up\s+(?:the|its|his|her)\s+(?:tale|word|thread|conversation|argument))"
                     r"(?:\s+(?:[a-z]+ly|again|at\s+last|at\s+once|at\s+length))*\s*[.!]\s*")
+# the last clause of a sentence, after which its subject may begin to speak
+_THEN_CLAUSE = re.compile(r",\s+(?:after\s+which|whereupon|upon\s+which|and\s+then|and|but|when)\s+")
 # `… it was again Father Brown who was speaking:`: the one named says the next paragraph
 _CLEFT_SPEAKER = re.compile(r"\b[Ii]t\s+was\s+(?:again\s+|now\s+|then\s+|still\s+)?"
                             r"(?P<s>(?:the\s+)?[A-Z][\w.’'-]*(?:\s+[A-Z][\w.’'-]*)*)\s+who\s+(?:was\s+|had\s+)?(?:speaking|talking|spoke|"
@@ -226,11 +228,13 @@ class Resolver:
         if (cleft := _CLEFT_SPEAKER.search(last)) and (found := self.cast.lookup(cleft.group("s"))):
             return found
         if not (text.endswith(":") or re.search(r"\b(?:thus|as follows|in this way|these words)\b", last)):
-            found = clause_subject(last)  # `At this point the clever lady broke in.`
-            if not (found and _ONSET.fullmatch(last[found[0] + len(found[1]):])):
-                return None
-            return self.resolve(Tag(found[1], len(text) - len(last) + found[0], len(text)), pi,
-                                len(text) - len(last) + found[0] + 1)
+            for cut in [0, *(m.end() for m in _THEN_CLAUSE.finditer(last))][::-1]:
+                found = clause_subject(last[cut:])  # `At this point the clever lady broke in.`,
+                # `The talk fell during the rubber, after which Stuart took up its thread.`
+                if found and _ONSET.fullmatch(last[cut + found[0] + len(found[1]):]):
+                    at = len(text) - len(last) + cut + found[0]
+                    return self.resolve(Tag(found[1], at, len(text)), pi, at + 1)
+            return None
         tag = tag_before(text)
         if tag is None and len(clauses := main_subjects(last)) > 1:  # `Pollyanna paused for breath,
             at = len(text) - len(last) + clauses[0][0]  # and Nancy managed to stammer:`: the last

@@ -412,6 +412,14 @@ def test_stepping_into_the_breach_or_breaking_the_silence_introduces_a_line():
     assert s["Well, well, there is no need to quarrel."] == "Mrs. Lamb"
 
 
+def test_one_who_takes_up_the_thread_in_a_sentence_s_last_clause_says_the_next_line():
+    """`The talk fell during the rubber, after which Tom Pell took up its thread.` ¶ `"…"`: his."""
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n"Not yet," said Tom Pell.\n\n'
+             "The talk fell during the rubber, after which Tom Pell took up its thread.\n\n"
+             '"And when will it be?"\n')
+    assert s["And when will it be?"] == "Tom Pell"
+
+
 def test_an_introduction_of_two_clauses_is_the_last_clauses_subjects():
     """`Ellen paused for breath, and Mrs. Lamb managed to stammer:` ¶ `"…"`: Mrs. Lamb's."""
     s = said('"Is the tide in?" asked Ellen.\n\n"Not yet," said Mrs. Lamb.\n\n'
