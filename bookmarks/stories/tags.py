@@ -351,7 +351,7 @@ _TIME_PHRASE = re.compile(r"(?<=\band)(?:,)?\s+(?:after|in|with|at|for)\s+(?:a|a
                           r"(?:[a-z]+\s+){0,2}?(?:moments?|minutes?|while|pause|time|voice|tone|whisper|"
                           r"breath|smile|sigh|length|last)\b,?\s*$")
 _ASIDE = re.compile(r",\s*(?:as|when|while|though|although|if|because|since|before|after|until|"
-                    r"whilst)\b[^,;:]*,")
+                    r"whilst|who|whose|whom|which)\b[^,;:]*,")
 
 
 def last_subject(head: str) -> tuple[int, str] | None:

@@ -420,6 +420,15 @@ def test_one_who_takes_up_the_thread_in_a_sentence_s_last_clause_says_the_next_l
     assert s["And when will it be?"] == "Tom Pell"
 
 
+def test_a_relative_clause_inside_a_tag_is_not_its_subject():
+    """`Tom Pell, whose turn it was to deal, gathered them up, and went on: "…"`: Tom Pell's,
+    not the `it` of the relative clause."""
+    s = said('"Is the tide in?" asked Mr. Drury.\n\n'
+             'Tom Pell, whose turn it was to deal, gathered the cards up, and went on: "Not yet, '
+             'but soon."\n')
+    assert s["Not yet, but soon."] == "Tom Pell"
+
+
 def test_an_introduction_of_two_clauses_is_the_last_clauses_subjects():
     """`Ellen paused for breath, and Mrs. Lamb managed to stammer:` ¶ `"…"`: Mrs. Lamb's."""
     s = said('"Is the tide in?" asked Ellen.\n\n"Not yet," said Mrs. Lamb.\n\n'
