@@ -168,6 +168,10 @@ _WAS_REPLY = re.compile(rf"{_LEAD}(?:was|came)\s+(?P<s>{PROPER})[’']s\s+(?:[a-
                         r"response|rejoinder)\b")  # `was Mr. Emerson’s reply`
 
 
+_WAS_OWN_REPLY = re.compile(rf"{_LEAD}(?:was|came)\s+(?P<s>his|her)\s+(?:[a-z]+\s+)?(?:reply|answer|retort|"
+                            r"response|rejoinder)\b")  # `was his tranquil response`: he answered
+
+
 _WAS_ALL = re.compile(rf"{_LEAD}(?:was|is)\s+all\s+(?:that\s+)?(?P<s>{SUBJ})\s+(?:would\s+|could\s+)?"
                       rf"{VERB}\b")
 # `"Oh, they're not so bad," was all he answered.`
@@ -182,6 +186,8 @@ _AND_SAID = re.compile(rf"{_LEAD}(?P<s>{_DESC}|{PRONOUN}|{PROPER})\s+[a-z]{{2,}}
 def tag_after(seg: str) -> Tag | None:
     """The speech tag at the start of the narration after a quotation."""
     seg = clean(seg)
+    if m := _WAS_OWN_REPLY.match(seg):
+        return Tag({"his": "he", "her": "she"}[m.group("s")], m.start("s"), m.end())
     for pattern in (_HEARD, _WAS_REPLY, _WAS_ALL, _VERB_SUBJ, _SUBJ_VERB, _AND_SAID):
         if m := pattern.match(seg):
             if pattern is _SUBJ_VERB and _passive(m):

@@ -234,3 +234,10 @@ def test_a_possessive_before_a_coordinated_said_is_not_its_subject():
     assert tag_before("He grasped Swithin’s hand, exclaiming in a jocular voice:").subject == "He"
     assert tag_before("But never did she go without Mr. Woodhouse’s giving a gentle sigh, and "
                       "saying, ").subject.startswith("Mr. Woodhouse")
+
+
+def test_was_his_or_her_answer_is_a_pronoun_tag():
+    """`"…," was her quiet answer.`: she answered; the pronoun goes to the one woman about."""
+    text = ('The clock struck seven, and Hugh asked Nell whether the flour had come.\n\n'
+            '"It came at noon," was her quiet answer.\n')
+    assert who(text, "It came at noon.") == "Nell"
