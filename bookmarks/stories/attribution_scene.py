@@ -23,6 +23,8 @@ from bookmarks.stories.tags import ABBREVIATIONS, PERSON_NOUNS, VERB
 
 _PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 _TITLED_NAME = re.compile(rf"\b(?:{ABBREVIATIONS})\.?\s+[A-Z]\w+")
+_FACE_OF = re.compile(r"((?:[A-Z][\w.]*\s+)*[A-Z]\w+)[’']s\s+(?:[a-z]+\s+){0,2}?"
+                      r"(?:face|eyes|cheeks?|lips|brow|forehead|features|countenance)\b")
 BEAT_WORDS = 60  # a narration paragraph this long or shorter may introduce a line
 SCENE = 20  # paragraphs back in which `he`/`she` may find the one person of that sex named
 _UNNAMED = {g: re.compile(r"\b(?:[Aa]n?|[Tt]he|[Aa]nother|[Oo]ne|[Tt]his|[Tt]hat|[Hh]is|[Hh]er)\s+"
@@ -48,7 +50,7 @@ class SceneRules:
             return None
         people, pair = self._scene_people(pi - 1), set(self.recent[-2:])
         who, last = set(), None
-        for _, subject in reversed(main_subjects(prev.text)):  # in reading order
+        for at, subject in reversed(main_subjects(prev.text)):  # in reading order
             if subject == "I":  # `I nodded.`, `I sat up at that`: a first-person narrator
                 who.add(None)  # tells what they did while others talk — no lead into a line
             elif (g := pronoun_gender(subject)) in ("m", "f"):
@@ -59,8 +61,10 @@ class SceneRules:
                 if len(fits) != 1:  # else the one person of that sex the scene names
                     fits = {n for n in people[0] if self.cast.gender(n) == {g}} if people else set()
                 who.add(fits.pop() if len(fits) == 1 else None)
+            elif (found := self.cast.lookup(subject)) is None and (owner := self._owner(prev.text, at)):
+                who.add(last := owner)  # `Mary Leavenworth's violet eyes opened`
             else:
-                who.add(last := self.cast.lookup(subject))
+                who.add(last := found)
         if len(who) != 1 or None in who:
             return None
         actor = who.pop()
@@ -68,6 +72,12 @@ class SceneRules:
                for q in self.paras[pi].quotes if q.speech):
             return None  # the line calls them, or speaks of them (`"I'm afraid Molly isn't …"`)
         return actor
+
+    def _owner(self, text: str, at: int) -> str | None:
+        """The one whose face or eyes are the subject at `at` (`Mary Leavenworth's violet eyes
+        opened wonderingly.`); None for anything else of theirs (`Tom's brother`)."""
+        m = _FACE_OF.match(text, at)
+        return self.cast.lookup(m.group(1)) if m else None
 
     def _scene_people(self, pi: int, sex: str | None = None) -> tuple[set[str], set[str]] | None:
         """(named, spoke): the people the chapter's last SCENE paragraphs name and those of

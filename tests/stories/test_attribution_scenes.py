@@ -408,3 +408,15 @@ def test_a_full_name_with_a_particle_joins_its_first_name_and_surname():
             '"You are profane," said Philippe.\n')
     s = said(text)
     assert s["You talk like a lawyer."] == s["You are profane."] == "Philippe de Vilmorin"
+
+
+def test_someone_s_face_or_eyes_doing_something_leads_into_their_line():
+    """`Thomas's grey eyes opened wide.` ¶ `"…"`: the clause is about Thomas, though his eyes
+    are its subject; someone's brother (`Thomas's brother came in.`) is someone else."""
+    opening = ('Walter and Thomas walked by the canal.\n\n'
+               '"You are wrong about the mill," said Walter.\n\n'
+               '"I am right about the mill," said Thomas.\n\n')
+    s = said(opening + "Thomas's grey eyes opened wide.\n\n" + '"You never listen."\n')
+    assert s["You never listen."] == "Thomas"
+    s = said(opening + "Thomas's brother came in.\n\n" + '"You never listen."\n')
+    assert s.get("You never listen.") != "Thomas"
