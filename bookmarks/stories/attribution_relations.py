@@ -18,8 +18,8 @@ import re
 from bookmarks.stories.attribute import fits_gender
 
 _RELATION_GENDER = {
-    **dict.fromkeys("sister mother daughter wife lady aunt niece grandmother".split(), "f"),
-    **dict.fromkeys("brother father son husband uncle nephew grandfather".split(), "m"),
+    **dict.fromkeys("sister mother daughter wife lady aunt niece grandmother mistress".split(), "f"),
+    **dict.fromkeys("brother father son husband uncle nephew grandfather master".split(), "m"),
     **dict.fromkeys("friend companion cousin guest visitor host hostess".split(), ""),
 }
 _RELATION = re.compile(r"(?P<own>his|her|their)\s+(?:[a-z]+\s+)?(?P<rel>" +

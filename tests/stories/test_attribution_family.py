@@ -92,6 +92,17 @@ def test_a_relation_in_a_tag_is_the_one_of_the_scene_who_fits():
     assert who(text, "You spoiled the last.") == "Harriet"
 
 
+def test_his_master_is_the_other_man_of_the_scene():
+    """`"Tobias!" called Mr. Crane.` ¶ … ¶ `Tobias came up.` ¶ `"…," observed his master.`:
+    Mr. Crane, not a new `Master`."""
+    text = ('"Tobias!" called Mr. Crane.\n\n"Coming, sir," answered Tobias from the cellar.\n\n'
+            'Tobias came up at last.\n\n'
+            '"I have called you twice," observed his master.\n\n'
+            '"I was in the cellar, sir."\n')
+    assert who(text, "I have called you twice") == "Mr. Crane"
+    assert who(text, "I was in the cellar") == "Tobias"
+
+
 def test_a_relation_with_two_who_fit_stays_unsure_and_with_none_stays_a_description():
     text = ('"Where are you going?" asked Maria.\n\n'
             '"Out," said Harriet.\n\n"With whom?" said Jane.\n\n'
