@@ -67,6 +67,10 @@ _PARTITIVE = re.compile(r"[\s,;:—–-]*(?:(?:and|but|then|now|at\s+last)\s+)?(
 _CLEFT = re.compile(rf"\s*It\s+was\s+((?:the\s+)?{PROPER}|the\s+[a-z]+)(?=[\s,.;:!?—–-])")
 
 
+_CLEFT_NEXT = re.compile(rf"\s*It\s+was\s+((?:the\s+)?{PROPER}|the\s+[a-z]+)(?:,[^,;.!?]{{0,100}},)?\s+who\s+"
+                         r"(?:had\s+)?(?:made|spoke|said|uttered|asked|put|added|answered|replied)\b")
+
+
 class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
@@ -85,6 +89,11 @@ class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRul
         if who is None and how in ("", "introduced") and (m := _CLEFT.match(p.seg(i + 1))) \
                 and (found := self.cast.lookup(m.group(1))):
             return found, "cleft"  # `'Sorry to keep you waiting, Nella.' It was Mr Racksole, …`
+        if who is None and how in ("", "introduced") and i == len(p.quotes) - 1 and not p.seg(i + 1).strip() \
+                and pi + 1 < len(self.paras) and (m := _CLEFT_NEXT.match(self.paras[pi + 1].text)) \
+                and (found := self.cast.lookup(m.group(1))):
+            return found, "cleft"  # `"…"` ¶ `It was Phileas Fogg, whose head now emerged from
+            # behind his newspapers, who made this remark.`
         if who is None and how == "" and i == 0 and not p.seg(0).strip() and pi \
                 and self.paras[pi - 1].chapter == p.chapter and self.paras[pi - 1].quotes:
             if found := self._introduced_after_speech(pi - 1):

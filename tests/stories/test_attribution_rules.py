@@ -435,3 +435,12 @@ def test_an_introduction_of_two_clauses_is_the_last_clauses_subjects():
              "Ellen paused for breath, and Mrs. Lamb managed to stammer:\n\n"
              '"Well, I am sure it will be all right."\n')
     assert s["Well, I am sure it will be all right."] == "Mrs. Lamb"
+
+
+def test_it_was_x_who_made_this_remark_names_the_line_before():
+    """`"…"` ¶ `It was Mr. Drury, whose head now rose from his paper, who made this remark.`:
+    his line, whatever the turns of the two talking before would give."""
+    s = said('"Is the tide in?" asked Tom Pell.\n\n"Not yet," said Ellen.\n\n'
+             '"Then when?"\n\n"At six, they say."\n\n'
+             "It was Mr. Drury, whose head now rose from his paper, who made this remark.\n")
+    assert s["At six, they say."] == "Mr. Drury"
