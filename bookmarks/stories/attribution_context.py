@@ -125,7 +125,8 @@ def appositives(texts: list[str], names: dict[str, str]) -> dict[str, str]:
 
 
 _READ_OUT = re.compile(r"\b(?:read|reads|wrote|writes|ran|runs|was\s+written|(?:is|was)\s+printed|"
-                       r"as\s+follows)\b[^.!?]*:\s*$|\b(?:ran|runs)\s+thus[^.!?]*[:.]?\s*$", re.I)
+                       r"as\s+follows|(?:contained|contains|containing|bore|bears|bearing)\s+the\s+following)"
+                       r"\b[^.!?]*:\s*$|\b(?:ran|runs)\s+thus[^.!?]*[:.]?\s*$", re.I)
 
 
 _WRITES = re.compile(r"^[\s,;:—–-]*(?:\S+\s+){0,3}?(?:wrote|writes|had\s+written|scribbled|scrawled)\b"

@@ -235,6 +235,13 @@ def test_what_is_read_or_written_is_no_speech():
     assert "Not to be opened" not in " ".join(t for t, who in s.items() if who != "narration")
 
 
+def test_a_note_book_containing_the_following_is_read_not_said():
+    s = said('"Is the boat in?" asked Mr. Drury.\n\n"Here," said Tom Pell.\n\n'
+             "Mr. Drury took up his note-book, which contained the following entries:\n\n"
+             '"Left Dover at nine. Reached Calais at noon."\n')
+    assert "Left Dover at nine. Reached Calais at noon." not in s  # kept as narration, marks and all
+
+
 def test_it_is_never_a_person_of_unknown_sex():
     s = said('"Is the tide in?" asked Pell.\n\n"Not yet," said Lamb.\n\n'
              'A voice answered from the cellar: "Go away," it said.\n')
