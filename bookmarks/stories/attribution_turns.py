@@ -39,8 +39,11 @@ BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
 _NOUNS = "|".join(sorted(PERSON_NOUNS))
 _ASKED_HIM = re.compile(r"\b(?:asked|told|answered|questioned|(?:said|called|whispered|cried|replied)"
                         r"\s+to)\s+(him|her)(?=\s*(?:[,.;:!?—–-]|with\b|without\b|as\b|and\b|$))")
-_ANSWER = re.compile(rf"\b(?!returned\s+to\b)(?:{VERB}|expressed|assented|accepted|apologi[sz]ed|"  # not
-                     r"thanked|denied|"  # `returned to the attack`
+# `broke into a gentle laugh`, `broke into tears`: a doing that may lead into a line, no answer
+_LAUGHED = (r"broke\s+into\s+(?:an?\s+)?(?:[a-z]+\s+)?"
+            r"(?:tears|sobs|laugh|laughter|smile|grin|giggles?|wails?)\b")
+_ANSWER = re.compile(rf"\b(?!returned\s+to\b|{_LAUGHED})(?:{VERB}|expressed|assented|accepted|"
+                     r"apologi[sz]ed|thanked|denied|"  # not `returned to the attack`
                      r"made\s+no\s+(?:answer|reply)|did\s+not\s+(?:answer|"
                      r"reply)|was\s+silent|said\s+nothing)\b")
 _GESTURE = re.compile(r"\b(?:nodded|bowed|smiled|laughed|shrugged|sighed|frowned|grinned|"

@@ -133,7 +133,7 @@ def mask_abbreviations(text: str) -> str:
     it ends no sentence; offsets are kept."""
     return _ABBREVIATION.sub(lambda m: m.group(1) + "\u2024", text)
 _INTRO = re.compile(r"^(?:(?:and|but|then|so|now|presently|here|there|still|yet|again|once\s+more|"
-                    r"at\s+last|at\s+that|on\s+which|upon\s+which|after\s+a\s+(?:while|moment|"
+                    r"at\s+last|at\s+that|at\s+this(?!\s+moment)|on\s+which|upon\s+which|after\s+a\s+(?:while|moment|"
                     r"pause)|however|meanwhile|just\s+then|at\s+this\s+moment|suddenly|finally|"
                     r"instantly|afterwards|(?:at|in|on|by|near|from|with|to|during|throughout|through|across|"
                     r"along|behind|under|over|beneath|around|for|amid)\s+(?:the|a|an|his|her|"
@@ -277,13 +277,17 @@ def clause_subject(sentence: str) -> tuple[int, str] | None:
             and re.fullmatch(PROPER, aside) and m.group("v") not in _NOT_VERBS:
         return at + m.start("aside"), aside  # `his father, James, was scrutinizing`: James
     voice = rf"[Tt]he\s+voice\s+of\s+(?P<s>{PROPER})\s+(?:{ADV}\s+){{0,2}}[a-z]"
-    if not m and (v := re.match(voice, s[at:])):
-        return at + v.start("s"), v.group("s")  # `The voice of Swithin roused him`: his doing
+    if not m and (v := re.match(voice, s[at:]) or re.match(_KIN_NAMED, s[at:])):
+        return at + v.start("s"), v.group("s")  # `The voice of Swithin roused him`: his doing;
+        # `His aunt Polly stood surprised`: Polly
     if not m or m.group("v") in _NOT_VERBS:
         return None
     return at + m.start("s"), m.group("s")
 
 
+_KIN_NAMED = re.compile(rf"(?:[Hh]is|[Hh]er|[Mm]y|[Tt]heir|[Oo]ur)\s+(?:aunt|uncle|cousin|brother|sister|"
+                        rf"friend|father|mother|wife|husband|son|daughter|nephew|niece)\s+(?P<s>{PROPER})\s+"
+                        rf"(?:{ADV}\s+){{0,2}}[a-z]")
 _NOT_VERBS = frozenset("of and or to in at with for from on upon into by as than like who whom "
                        "which that whose the a an".split())
 

@@ -420,3 +420,18 @@ def test_someone_s_face_or_eyes_doing_something_leads_into_their_line():
     assert s["You never listen."] == "Thomas"
     s = said(opening + "Thomas's brother came in.\n\n" + '"You never listen."\n')
     assert s.get("You never listen.") != "Thomas"
+
+
+def test_breaking_into_a_laugh_or_tears_leads_into_a_line():
+    """`His aunt Polly stood surprised, and then broke into a gentle laugh.` ¶ `"…"`: hers
+    (`His aunt Polly` is Polly; `broke into a laugh` is a doing, not an answer), and so is
+    the cook's after `But at this the cook broke into tears.`"""
+    s = said('"Where is the jam?" asked Tom.\n\n"I ate it," said Aunt Polly.\n\n"You never!" said Tom.\n\n'
+             '"I did," said Aunt Polly.\n\n'
+             "His aunt Polly stood surprised a moment, and then broke into a gentle laugh.\n\n"
+             '"Hang the boy, he fools me every time."\n')
+    assert s["Hang the boy, he fools me every time."] == "Aunt Polly"
+    s = said('"Who opened the door?" asked Mr. Gryce.\n\n"Not I, sir," said the cook.\n\n'
+             '"Then who?" said Mr. Gryce.\n\nBut at this the cook broke into tears.\n\n'
+             '"Oh, sir, it was never Hannah, sir."\n')
+    assert s["Oh, sir, it was never Hannah, sir."] == "Cook"
