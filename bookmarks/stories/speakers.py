@@ -216,7 +216,32 @@ def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str
         else:
             heads.append(name)
             canon[name] = name
+    for pet, full in _pet_forms(heads).items():  # `Bobbie` is Roberta, `Billy Smallbury` William
+        for n, head in canon.items():
+            if head == pet:
+                canon[n] = full
     return canon
+
+
+def _pet_forms(heads: list[str]) -> dict[str, str]:
+    """{pet-name head: full-name head} where a head's first word is a common pet form of one
+    other head's first name, the rest of the two names alike (`Bertie Stanhope` / `Ethelbert
+    Stanhope`, `Bobbie` / `Roberta`); a pet form two heads could own stays apart."""
+    from bookmarks.stories.cast_names import SHORT_FORMS
+
+    owners: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+    for head in heads:
+        words = head.split()
+        if words and not TITLE_GENDER.get(words[0].rstrip(".").casefold()):
+            for short in SHORT_FORMS.get(words[0].casefold(), ()):
+                owners.setdefault((short, tuple(words[1:])), set()).add(head)
+    out = {}
+    for head in heads:
+        words = head.split()
+        found = owners.get((words[0].casefold(), tuple(words[1:])), set()) if words else set()
+        if len(found) == 1 and (full := next(iter(found))) != head:
+            out[head] = full
+    return out
 
 
 def _title_fits(title: str | None, core: frozenset[str], head: str,

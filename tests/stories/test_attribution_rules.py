@@ -332,6 +332,19 @@ def test_a_family_keeps_its_titles_apart():
     assert merge_variants(["Mr. Eagen", "Sue Eagen"])["Mr. Eagen"] == "Mr. Eagen"
 
 
+def test_a_pet_name_speaker_is_the_one_of_that_first_name():
+    """`Bobbie` is Roberta and `Billy Smallbury` William Smallbury, as speakers (their lines
+    in one memory); `Bert`, a pet form of both Albert and Ethelbert, stays apart, and so
+    does a pet name of another surname."""
+    canon = merge_variants(["Roberta", "Bobbie", "Billy Smallbury", "William Smallbury", "Bill Coggan"])
+    assert canon["Bobbie"] == "Roberta" and canon["Billy Smallbury"] == "William Smallbury"
+    assert canon["Bill Coggan"] == "Bill Coggan"
+    assert merge_variants(["Albert", "Ethelbert", "Bert"])["Bert"] == "Bert"
+    s = said('"Where is the train?" asked Roberta.\n\n"Late," said Peter.\n\n'
+             '"Then we wait," said Bobbie.\n')
+    assert s["Then we wait."] == "Roberta"
+
+
 def test_no_character_from_a_sentence_start():
     text = ('The guards had gone. Those Korvin said were loyal stayed.\n\n'
             '"Go," Korvin said. Dutifully Scribney said, "At once."\n\n'
