@@ -162,7 +162,7 @@ class Cast:
         found.update(named_persons(told, checker, found))
         found.update(surnamed_persons(told, checker, found))
         surnames = titled_surnames("\n\n".join(p.text for p in paras))
-        canon = merge_variants(list(found), {n for n, f in found.items() if f.startswith(("the ", "The "))
+        canon = merge_variants(list(found), {n for n, f in found.items() if re.match(r"[Tt]he\s", f)
                                              and not several_titled(surnames, n)})  # `the doctor`
         narration_pieces = [p.seg(k) for p in paras for k in range(len(p.segs))]
         speaking = {canon.get(n, n) for n in tagged}  # a description goes only to a speaker

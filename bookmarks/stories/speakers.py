@@ -165,9 +165,15 @@ def titled_surnames(text: str) -> dict[str, set[str]]:
     """{title word (`dr`, `captain`): the surnames the text gives it} (`Dr. Will Kennicott`
     and `Dr. Kennicott` are one)."""
     out: dict[str, set[str]] = {}
-    for m in re.finditer(rf"\b({TITLES})\.?\s+((?:[A-Z][a-z]+\s+)?[A-Z][a-z]+)", text):
-        out.setdefault(m.group(1).casefold(), set()).add(m.group(2).split()[-1])
+    for m in re.finditer(rf"\b({TITLES})(\.?)\s+((?:[A-Z][a-z]+\s+)?[A-Z][a-z]+)", text):
+        if m.group(2) and not re.fullmatch(_ABBREVIATED, m.group(1)) or m.group(3).split()[0] in _NO_SURNAME:
+            continue  # `you have here, Captain. You keep it`: a sentence ends after the title
+        out.setdefault(m.group(1).casefold(), set()).add(m.group(3).split()[-1])
     return out
+
+
+_ABBREVIATED = r"(?:Mrs?|Ms|Dr|St|Capt|Col|Gen|Prof|Rev|Sgt|Lt|Maj|Mme|Mlle|Hon|Messrs|Gov|Supt|Insp)"
+_NO_SURNAME = frozenset("I It You He She We They The This That There Then What Why How Yes No Oh".split())
 
 
 def several_titled(surnames: dict[str, set[str]], word: str) -> bool:

@@ -457,3 +457,14 @@ def test_it_was_x_who_made_this_remark_names_the_line_before():
              '"Then when?"\n\n"At six, they say."\n\n'
              "It was Mr. Drury, whose head now rose from his paper, who made this remark.\n")
     assert s["At six, they say."] == "Mr. Drury"
+
+
+def test_a_title_that_ends_a_sentence_gives_no_second_surname():
+    """`"…, Captain. You keep it quite clean."`: `You` is no Captain You, so `the Captain`
+    stays the one captain the text names (Captain Franco)."""
+    from bookmarks.stories.speakers import titled_surnames
+    assert titled_surnames("A nice room, Captain. You keep it clean. Captain Franco bowed. "
+                           "Capt. Lee came.") == {"captain": {"Franco"}, "capt": {"Lee"}}
+    s = said('"A nice room you have here, Captain. You keep it clean," said Peterson.\n\n'
+             '"Thank you," said Captain Franco.\n\n"Sit down," said the Captain.\n')
+    assert s["Sit down."] == "Captain Franco"
