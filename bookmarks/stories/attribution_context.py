@@ -106,7 +106,8 @@ _NOUN_ALT = "|".join(sorted(PERSON_NOUNS - _RELATIONS, key=len, reverse=True))
 def appositives(texts: list[str], names: dict[str, str]) -> dict[str, str]:
     """Descriptions the narration gives a named character in apposition (`Mr. Utterson the
     lawyer`, `Mr. Guest, his head clerk,`, `Parker, the butler`, `Fix, one of the detectives`,
-    `Jim, a sailor`): {`Lawyer`: `Mr. Utterson`}.
+    `Jim, a sailor`): {`Lawyer`: `Mr. Utterson`}; and `the old man` is the one man the
+    narration calls old (`old Ben Weatherstaff`).
     `names`: display name → a surface form. A relation (`his friend`) names no one; a
     description given to two people is dropped."""
     if not names:
@@ -121,6 +122,11 @@ def appositives(texts: list[str], names: dict[str, str]) -> dict[str, str]:
             if bool(m.group("one")) != bool(m.group("s")):
                 continue  # `Fix, one of the detectives`: the plural there, and only there
             found.setdefault(m.group("noun").capitalize(), set()).add(surfaces[m.group(1)])
+    old = re.compile(rf"(?<![\w’'-])[Oo]ld\s+({alternatives})(?![\w’'-])")
+    for text in texts:  # `old Ben Weatherstaff`: `the old man` is he, when he is the one so called
+        for m in old.finditer(text):
+            if not re.match(r"(?:Mrs|Miss|Ms|Lady|Madame|Mme|Mother|Aunt|Granny)\b", m.group(1)):
+                found.setdefault("Old man", set()).add(surfaces[m.group(1)])
     return {desc: owners.pop() for desc, owners in found.items() if len(owners) == 1}
 
 

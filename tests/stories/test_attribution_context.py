@@ -208,6 +208,21 @@ def test_a_description_in_apposition_is_the_named_one():
     assert found == {"Clerk": "Mr. Lamb"}  # `her friend` is a relation, not a description
 
 
+def test_the_old_man_is_the_one_the_narration_calls_old():
+    """`old Ben Hale was digging` … `said the old man`: Ben Hale, not a character `Old man`
+    of his own; with two men called old (`old Ben`, `old Pell`), `the old man` stays apart."""
+    text = ('"Good morning," said Mary.\n\nOld Ben Hale was digging by the wall.\n\n'
+            '"Morning," said Ben Hale.\n\n"What are you planting?" asked Mary.\n\n'
+            '"Nothing you would know," said the old man.\n')
+    story = parse_story(text.encode(), "t.txt", fmt="prose")
+    names = {c.name for c in story.characters}
+    assert "Old man" not in names
+    assert {a.text: a.character for a in story.actions}["Nothing you would know."] == "Ben Hale"
+    two = text.replace("by the wall.", "by the wall, and old Pell watched him.") + \
+        '\n"Weeds," said Pell.\n'
+    assert "Old man" in {c.name for c in parse_story(two.encode(), "t.txt", fmt="prose").characters}
+
+
 def test_a_speaker_s_own_narration_goes_on_about_them():
     s = said('"Is the tide in?" asked Nell.\n\n'
              '"Not yet," said Tom Pell, and he went out to the jetty. He looked at the water for '
