@@ -183,6 +183,9 @@ _AND_SAID = re.compile(rf"{_LEAD}(?P<s>{_DESC}|{PRONOUN}|{PROPER})\s+[a-z]{{2,}}
                        rf",?\s+and\s+(?:then\s+)?{VERB}\b(?!\s+(?:nothing|no|not|never)\b)")
 
 
+_NAMES = re.compile(rf"\.?\s+{PROPER}(?:,?\s+(?:and\s+)?{PROPER})*")
+
+
 def tag_after(seg: str) -> Tag | None:
     """The speech tag at the start of the narration after a quotation."""
     seg = clean(seg)
@@ -194,7 +197,9 @@ def tag_after(seg: str) -> Tag | None:
                 return None  # `"And you?" I was asked.`: I am the one spoken to
             if pattern is _VERB_SUBJ and (both := _AND_OTHER.match(seg, m.end())):
                 return Tag(seg[m.start("s"):both.end("s2")], m.start("s"), both.end("s2"))
-            return _tag(m)
+            if m.group("s") in ("Messrs", "Messieurs", "MM") and (names := _NAMES.match(seg, m.end("s"))):
+                return Tag(seg[m.start("s"):names.end()], m.start("s"), names.end())  # a group:
+            return _tag(m)  # `replied Messrs. Stuart, Fallentin, and Ralph` is no one of them
     return None
 
 

@@ -241,3 +241,15 @@ def test_was_his_or_her_answer_is_a_pronoun_tag():
     text = ('The clock struck seven, and Hugh asked Nell whether the flour had come.\n\n'
             '"It came at noon," was her quiet answer.\n')
     assert who(text, "It came at noon.") == "Nell"
+
+
+def test_messrs_and_their_names_are_a_group_not_a_character():
+    """`"Go," replied Messrs. Hugh, Pell, and Drury, after a pause.`: several people speak
+    at once (narration, like `said Tom and Mary`), not a character called `Messrs`, and the
+    tag's narration stays whole."""
+    story = parse_story(b'"Is it agreed?" asked Nell.\n\n'
+                        b'"Agreed," replied Messrs. Hugh, Pell, and Drury, after a pause.\n',
+                        "t.txt", fmt="prose")
+    assert "Messrs" not in {c.name for c in story.characters}
+    assert story.actions[-1].character == "narration"
+    assert story.actions[-1].text.endswith("Pell, and Drury, after a pause.")
