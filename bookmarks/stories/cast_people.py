@@ -58,7 +58,8 @@ def named_persons(paras: list, checker: NameChecker, found: dict[str, str]) -> d
         for k in range(len(p.segs)):
             seg = clean(p.seg(k))
             for m in re.finditer(rf"(?<![\w’'-]){PROPER}(?![\w’'-])", seg):
-                name = checker.clean(re.sub(r"[’']s$", "", m.group(0)))  # not `Jekyll’s`
+                name = checker.clean(re.split(r"[’']s\b", m.group(0))[0])  # not `Jekyll’s`, nor
+                # `Mr Racksole's American` (energy): the name ends at its possessive
                 if name and name not in found and gender_from_name(name) and not _family(p.seg(k), m) \
                         and not (TITLE_WORD.match(name) and _firm(seg[:m.start()], name)):
                     out.setdefault(name, name)

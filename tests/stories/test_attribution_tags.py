@@ -253,3 +253,18 @@ def test_messrs_and_their_names_are_a_group_not_a_character():
     assert "Messrs" not in {c.name for c in story.characters}
     assert story.actions[-1].character == "narration"
     assert story.actions[-1].text.endswith("Pell, and Drury, after a pause.")
+
+
+def test_a_name_ends_at_its_possessive():
+    """`not all Mr Racksole's American energy`: no person `Mr Racksole's American` (seen in
+    a gold text whose name statistics keep `American`; a test double keeps every word)."""
+    from bookmarks.stories.cast_people import named_persons
+    from bookmarks.stories.dialogue import _read
+
+    class KeepEveryWordChecker:  # test double of NameChecker: every capitalized word is a name
+        @staticmethod
+        def clean(name: str) -> str:
+            return name
+
+    paras = _read([(1, "Not all Mr Racksole's American energy would have availed.", None)], "double")
+    assert named_persons(paras, KeepEveryWordChecker(), {}) == {"Mr Racksole": "Mr Racksole"}
