@@ -28,7 +28,7 @@ _NICKNAMES = {
     "catherine": "kate kitty cathy kit", "katherine": "kate kitty kathy kit", "mary": "molly polly",
     "anne": "nan nancy annie", "ann": "nan nancy annie", "algernon": "algy",
     "christopher": "kit chris", "nicholas": "nick", "benjamin": "ben", "alexander": "alec alex sandy",
-    "frederick": "fred freddy", "joseph": "joe", "samuel": "sam", "michael": "mike mick",
+    "frederick": "fred freddy", "joseph": "joe jos", "samuel": "sam", "michael": "mike mick",
     "peter": "pete", "anthony": "tony", "francis": "frank", "frances": "fanny", "sarah": "sally",
     "susan": "sue susie", "susanna": "sue susie", "dorothy": "dolly dot", "harriet": "hattie",
     "isabella": "bella", "matilda": "tilly", "theodore": "theo", "timothy": "tim", "daniel": "dan",

@@ -11,7 +11,8 @@ from bookmarks.stories.attribution_context import main_subjects
 from bookmarks.stories.speakers import FEMALE, MALE, NameChecker, display_name, gender_from_name
 from bookmarks.stories.tags import LOWER, PROPER, TITLES, UPPER, clean
 
-__all__ = ["TITLE_WORD", "described_speakers", "full_names", "named_persons", "surnamed_persons"]
+__all__ = ["TITLE_WORD", "described_speakers", "full_names", "named_persons", "surnamed_persons",
+           "told_apart"]
 
 
 _FULL_NAME = re.compile(rf"(?<![\w’'-])(?:[{UPPER}][{LOWER}]+\s+(?:(?:de|du|van|von|da|di|del)\s+)?){{1,2}}"
@@ -136,3 +137,57 @@ def surnamed_persons(paras: list, checker: NameChecker, found: dict[str, str]) -
         said.setdefault(m.group(1), []).append(MALE if m.group(2) in ("he", "his", "himself") else FEMALE)
     return {w: w for w, sexes in said.items() for sex in (MALE, FEMALE)
             if sexes.count(sex) >= 2 and sexes.count(sex) >= 0.8 * len(sexes)}
+
+
+def told_apart(paras: list, checker: NameChecker, nouns: frozenset[str], narration: str):
+    """A predicate for `speakers.merge_variants`: is the titled name (`Mrs. Stevens`,
+    `Professor Maxon`, `Mr. Sedley`) someone other than the fuller name of that surname
+    (`Audrey Stevens`, `Virginia Maxon`, `Mr. Joseph Sedley`) it would join? It is when a
+    line tagged with the titled name calls the other by their first name (`"Come in,
+    Audrey," said Mrs. Stevens`; `"Bravo, Jos!" said Mr. Sedley`: nobody calls themselves
+    so), or when a title that gives no sex meets a first name of the other sex in the
+    pronouns the narration uses after it (`Professor Maxon … he` is no Virginia)."""
+    from bookmarks.stories.cast_names import SHORT_FORMS
+    from bookmarks.stories.speakers import FIRST_NAMES, TITLE_GENDER, _core, pronoun_votes
+
+    said: dict[str, list[str]] = {}  # name → the quotations tagged with it
+    for p in paras:
+        for i, q in enumerate(p.quotes):
+            for tag in (p.after[i], p.before[i]):
+                if tag and (name := display_name(tag.subject, checker, nouns)):
+                    said.setdefault(name, []).append(q.text)
+    votes: dict[tuple[str, str], dict] = {}
+
+    def apart(name: str, head: str) -> bool:
+        title, core = _core(name)
+        head_title, head_core = _core(head)
+        if title is None or not core < head_core:
+            return False
+        extra = [w for w in head.replace(".", "").split()
+                 if w.casefold() not in core and w.casefold() != head_title and w[:1].isupper()]
+        if not extra:
+            return False
+        calls = {f for w in extra for f in (w, *(s.capitalize() for s in SHORT_FORMS.get(w.casefold(), ())))}
+        pattern = re.compile(r"(?<![\w’'-])(?:" + "|".join(map(re.escape, calls)) + r")(?![\w’'-])")
+        if any(pattern.search(q) for q in said.get(name, [])):
+            return True
+        if TITLE_GENDER.get(title):
+            return False
+        if (name, head) not in votes:  # (the first name alone is the fuller one's: `Virginia`)
+            forms = {n: n for n in said} | {extra[0]: head, name: name, head: head}
+            votes[name, head] = pronoun_votes(clean(narration), forms)
+        count = votes[name, head]
+        own = _decided(count.get(name))
+        theirs = count.get(head)  # (the one with a first name: most of its pronouns will do)
+        sex = FIRST_NAMES.get(extra[0].casefold()) or (theirs.most_common(1)[0][0] if theirs else None)
+        return bool(sex and own and own != sex)
+
+    return apart
+
+
+def _decided(count) -> str | None:
+    """The sex the pronouns after someone's name agree on (two or more, 60%), or None."""
+    if not count:
+        return None
+    top, n = count.most_common(1)[0]
+    return top if n >= 2 and n >= 0.6 * sum(count.values()) else None

@@ -34,6 +34,7 @@ from bookmarks.stories.cast_people import (
     full_names,
     named_persons,
     surnamed_persons,
+    told_apart,
 )
 from bookmarks.stories.quotes import Quote, find_quotes, mark_scare_quotes
 from bookmarks.stories.speakers import (
@@ -162,9 +163,10 @@ class Cast:
         found.update(named_persons(told, checker, found))
         found.update(surnamed_persons(told, checker, found))
         surnames = titled_surnames("\n\n".join(p.text for p in paras))
-        canon = merge_variants(list(found), {n for n, f in found.items() if re.match(r"[Tt]he\s", f)
-                                             and not several_titled(surnames, n)})  # `the doctor`
         narration_pieces = [p.seg(k) for p in paras for k in range(len(p.segs))]
+        apart = told_apart(paras, checker, self.nouns, "\n".join(narration_pieces))
+        canon = merge_variants(list(found), {n for n, f in found.items() if re.match(r"[Tt]he\s", f)
+                                             and not several_titled(surnames, n)}, apart)  # `the doctor`
         speaking = {canon.get(n, n) for n in tagged}  # a description goes only to a speaker
         for desc, name in appositives(narration_pieces, {n: found[n] for n in found
                                                          if canon.get(n, n) in speaking}).items():
@@ -180,7 +182,7 @@ class Cast:
                         canon[n] = target
         votes = self._build(paras, canon, found, tagged, narrator_forms)
         # `Mrs. Pontellier` is Edna: once the text has made Edna a woman
-        if joins := family_merges(self.people, [p.text for p in paras]):
+        if joins := family_merges(self.people, [p.text for p in paras], apart):
             joined: dict[str, Counter] = {}
             for head, count in votes.items():
                 joined[joins.get(head, head)] = joined.get(joins.get(head, head), Counter()) + count

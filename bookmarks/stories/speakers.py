@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bookmarks.stories.tags import (
@@ -183,13 +184,15 @@ def several_titled(surnames: dict[str, set[str]], word: str) -> bool:
     return len(set().union(*(surnames.get(f, set()) for f in forms))) > 1
 
 
-def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str, str]:
+def merge_variants(names: list[str], titled: set[str] | None = None,
+                   apart: Callable[[str, str], bool] | None = None) -> dict[str, str]:
     """Map each name to its fullest variant: `Slops` and `Captain Slops` → `Captain Slops`,
     `Anna` / `Miss Vell` → `Anna Vell`, `the Captain` → the one captain. A short form that
     fits two people stays apart; so do the titled forms of a family (`Mr. Bennet` and
     `Mrs. Bennet` are not `Elizabeth Bennet`), and a title that does not fit the first
     name's gender (`Mr. Eagen` is not `Sue Eagen`). `titled`: the names written with an
-    article (`the Captain`), which alone may stand for the one character of that title."""
+    article (`the Captain`), which alone may stand for the one character of that title.
+    `apart(name, head)`: the text shows the two are two people (`cast_people.told_apart`)."""
     titles: dict[frozenset[str], set[str]] = {}
     for n in names:
         t, c = _core(n)
@@ -202,7 +205,7 @@ def merge_variants(names: list[str], titled: set[str] | None = None) -> dict[str
         title, core = _core(name)
         fits = [h for h in heads if core <= _core(h)[1] and _title_fits(title, core, h, titles)
                 and not (title is None and core < _core(h)[1] and core <= PERSON_NOUNS
-                         and not _OWNED.match(h))]
+                         and not _OWNED.match(h)) and not (apart and apart(name, h))]
         # a bare description is no short form: `the man` is not `the little man` (but `the
         # nephew` is `Scrooge's nephew`)
         if not fits and len(core) == 1 and next(iter(core)) in _TITLE_WORDS \
@@ -380,17 +383,19 @@ WIFE_TITLES = frozenset("mrs missus madame mme señora senora signora frau".spli
 _MAIDEN_TITLES = frozenset("miss mlle mademoiselle señorita senorita signorina fräulein".split())
 
 
-def family_merges(people: dict[str, Person], texts: list[str]) -> dict[str, str]:
+def family_merges(people: dict[str, Person], texts: list[str],
+                  told_apart: Callable[[str, str], bool] | None = None) -> dict[str, str]:
     """Within a family, once the text has given everyone a sex: `Mrs. Pontellier` is `Edna
     Pontellier` when she is the one woman of that surname named by a first name and no `Miss
     Pontellier` is there (a daughter); `Mr. Inglethorp` is `Alfred Inglethorp`, the one man of
     that surname named by a first name; a bare `Pontellier` is that man when the others of
     that surname are all women. Never two whom one paragraph names side by side (`Harriet
-    Grey … Mr. Grey … Mrs. Grey`: her parents). {head → the head it joins}."""
+    Grey … Mr. Grey … Mrs. Grey`: her parents), nor two `told_apart` tells apart (`"Come in,
+    Audrey," said Mrs. Stevens`). {head → the head it joins}."""
     flat = [" ".join(t.split()) for t in texts]
 
     def apart(a: str, b: str) -> bool:
-        return not any(a in t and b in t for t in flat)
+        return not any(a in t and b in t for t in flat) and not (told_apart and told_apart(a, b))
 
     by_surname: dict[str, list[str]] = {}
     for head in people:
