@@ -370,8 +370,9 @@ def genders(person: Person, votes: Counter | None,
     if titled:  # a surname the text titles one way only: `Mr. Selden`, `Miss Farish`
         words = {w for f in person.forms for w in f.split() if w[:1].isupper()}
         said = set().union(*(titled.get(w, set()) for w in words))
-        if len(said) == 1:
-            return said
+        own = {TITLE_GENDER.get(t) for f in person.forms if (t := _core(f)[0])}
+        if len(said) == 1 and (not own or own & said):  # (`Miss Maxon` is not `Professor
+            return said  # Maxon`: another of the family)
     if not votes:
         return set()
     total = sum(votes.values())

@@ -74,3 +74,16 @@ ONE_WOMAN = (
 
 def test_a_wife_with_nothing_to_tell_her_apart_is_still_the_one_woman_of_the_name():
     assert who(ONE_WOMAN, "It is too hot to walk") == who(ONE_WOMAN, "Do come too") == "Edna Hale"
+
+
+PROFESSOR_AND_DAUGHTER = (
+    '"Good morning, my dear," said Professor Hume, and he went out to the laboratory.\n\n'
+    '"Do not forget your lunch," said Miss Hume.\n\n'
+    "Ellen Hume was his daughter, and she kept his house.\n\n"
+    "Professor Hume bent over the glass, and he watched the thing in it for a long while.\n\n"
+    "Professor Hume straightened his back, and he rubbed his eyes.\n\n"
+    '"It lives," he said at last. "Tell the boy to bring the lamp."\n')
+
+
+def test_a_surname_titled_miss_for_a_daughter_does_not_make_her_father_a_woman():
+    assert who(PROFESSOR_AND_DAUGHTER, "It lives") == "Professor Hume"
