@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from bookmarks.stories.attribution_turns import _NEWCOMERS, _TIME_MOVES, _bare_speech, calls, name_only
+from bookmarks.stories.attribution_turns import _GROUP_CALL, _NEWCOMERS, _TIME_MOVES, _bare_speech, calls, name_only
 from bookmarks.stories.tags import PERSON_NOUNS
 
 REACH = 12  # speech paragraphs on either side of a block of bare lines that its count reads
@@ -124,8 +124,9 @@ def _solve(paras, cast, start: int, end: int) -> None:
                   for s in paras[n].speakers if s} - pair
         if len(others) == 1 and not _vague(cast, next(iter(others))):
             pair |= others  # (not `the man` who spoke at the desk a page before)
-    if len(pair) != 2:
-        return
+    if len(pair) != 2 or any(_GROUP_CALL.search(q.text) for n in run if not any(paras[n].speakers)
+                             for q in paras[n].quotes if q.speech):
+        return  # (`"Well, gentlemen, …"`: a bare line that speaks to both is a third's)
     a, b = sorted(pair)
     parity = set()  # (n % 2 == 0) -> a? True/False
     open_lines = {}

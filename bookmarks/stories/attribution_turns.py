@@ -64,6 +64,10 @@ _CALL = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[
 
 _VOCATIVE = re.compile(rf"(?:^|[,;!?.—–-]\s*|\b(?:[Mm]y\s+)?(?:[Dd]ear(?:est)?|[Oo]h?)\s+)"
                        rf"(?:(?:{TITLES})\.?\s+)?(?P<n>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=\s*[,!?.;:—–-]|$)")
+# a call to a group (`"Well, gentlemen, …"`): the line speaks to the two who spoke before it
+_GROUP_CALL = re.compile(r"(?:^|[,;!?.—–-]\s*)(?:[Mm]y\s+)?(?:[Dd]ear\s+|[Gg]ood\s+)?(?:gentlemen|ladies|"
+                         r"boys|girls|children|lads|fellows|friends|comrades|sirs|you\s+two|both\s+of\s+you)"
+                         r"(?=\s*[,;!?.—–-])")
 _KIN_CALLS = frozenset("Papa Pa Mamma Mama Ma Mother Father Daddy Mammy Mummy Granny Grandma Grandpa "
                        "Sir Madam Ma’am Miss Uncle Aunt Auntie Nurse Doctor Captain Boy Girl Child "
                        "Brother Sister Cousin Master Mistress Darling Dearest Love Friend".split())
@@ -91,6 +95,11 @@ class TurnRules:
         subjects = {t.subject.casefold() for t in [*p.after, *p.before] if t}
         if who and (subjects & {"they", "we"} or "it" in subjects and "n" not in self.cast.gender(who)):
             return None  # `"…," it said` / `they said`: not the one whose turn it was
+        if who and len(set(self.recent[-2:])) == 2 and any(
+                _GROUP_CALL.search(_NESTED.sub(" ", q.text)) for q in p.quotes if q.speech):
+            # `"Well, gentlemen, if you like …"` after Sir Henry and the captain: a third
+            # speaks to both — the narrator, where one tells the story and was not of the two
+            return self.narrator if self.narrator and self.narrator not in self.recent[-2:] else None
         return who
 
     def _calls_another(self, pi: int, who: str) -> bool:

@@ -274,3 +274,22 @@ def test_strangers_coming_in_end_the_talk_of_two():
              "buttered his toast.\n\n"
              '"You never listen," said Mrs. Hale.\n\n"I do."\n')
     assert s["I do."] == "Mr. Crowe"  # no one came in: the two talk on
+
+
+def test_a_line_that_calls_a_group_after_two_speakers_is_the_narrator_s():
+    text = ("CHAPTER I\n\n"
+            "I had met the old hunter at the drift, and I nursed him for a week.\n\n"
+            "He died on the seventh day, and I buried him by the river.\n\n"
+            "I took his map, and I rode south alone.\n\n"
+            "CHAPTER II\n\n"
+            '"But the map?" said Sir Roger, leaning forward.\n\n'
+            '"Yes, the map; where is it?" added the captain.\n\n'
+            '"Well, gentlemen, if you care to see it, it is in my box upstairs."\n')
+    assert who(said(text), "Well, gentlemen") == "Narrator"
+
+
+def test_a_line_that_calls_a_group_is_neither_of_the_two_who_spoke():
+    text = ('"Is the boat ready?" said Tom Wake.\n\n'
+            '"Not yet," said Ned Ash.\n\n'
+            '"Come, boys, the tide will not wait for either of you."\n')
+    assert who(said(text), "Come, boys") == "narration"
