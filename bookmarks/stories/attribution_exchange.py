@@ -25,7 +25,14 @@ from __future__ import annotations
 
 import re
 
-from bookmarks.stories.attribution_turns import _GROUP_CALL, _NEWCOMERS, _TIME_MOVES, _bare_speech, calls, name_only
+from bookmarks.stories.attribution_turns import (
+    _GROUP_CALL,
+    _NEWCOMERS,
+    _TIME_MOVES,
+    _bare_speech,
+    calls,
+    name_only,
+)
 from bookmarks.stories.tags import PERSON_NOUNS
 
 REACH = 12  # speech paragraphs on either side of a block of bare lines that its count reads
