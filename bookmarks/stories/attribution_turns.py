@@ -37,6 +37,7 @@ def name_only(text: str) -> bool:
 SCENE_TALK = 12  # paragraphs before and after a run of bare lines where only its two may speak
 BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
 _NOUNS = "|".join(sorted(PERSON_NOUNS))
+_A_PERSON = re.compile(rf"\b(?:{_NOUNS})$", re.I)  # a subject that is a person (`The girl`)
 _ASKED_HIM = re.compile(r"\b(?:asked|told|answered|questioned|(?:said|called|whispered|cried|replied)"
                         r"\s+to)\s+(him|her)(?=\s*(?:[,.;:!?—–-]|with\b|without\b|as\b|and\b|$))")
 # `broke into a gentle laugh`, `broke into tears`: a doing that may lead into a line, no answer
@@ -159,6 +160,10 @@ class TurnRules:
             self.recent = []  # `Shortly after this I had to go out of town.`, `two strangers
             # entered`: the talk is over
             return
+        if any(_A_PERSON.search(subject) and self.cast.lookup(subject) is None
+               for _, subject in main_subjects(blank_quotes(p))):
+            self.recent = []  # `The girl was stealing down!`: someone the cast does not know
+            return  # comes in, and a `she` may be her
         if not self.recent or len(p.text.split()) > BRIDGE_WORDS \
                 or not pi or not any(self.paras[pi - 1].speakers):
             super().update_exchange(p, speech)

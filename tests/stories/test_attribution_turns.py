@@ -293,3 +293,17 @@ def test_a_line_that_calls_a_group_is_neither_of_the_two_who_spoke():
             '"Not yet," said Ned Ash.\n\n'
             '"Come, boys, the tide will not wait for either of you."\n')
     assert who(said(text), "Come, boys") == "narration"
+
+
+def test_someone_the_cast_does_not_know_coming_in_ends_the_talk_of_two():
+    text = ("I had come to the house at nine, and I rang twice.\n\n"
+            "I waited on the step, and I heard feet in the hall.\n\n"
+            "I was shown into the parlour, where I found the landlady.\n\n"
+            '"Will you have tea, Doctor?" said Mrs. Hale.\n\n'
+            '"Thank you, no," I said.\n\n'
+            '"I never liked her, Doctor," said Mrs. Hale.\n\n'
+            "The girl was stealing down the stair!\n\n"
+            "I leaped out into the hall, and she turned and fled before me up the stairs.\n\n"
+            '"So I came in time," I said grimly.\n\n'
+            '"Oh!" she panted, and stood facing me.\n')
+    assert who(said(text), "Oh!") != "Mrs. Hale"  # the girl's, whom the cast does not know
