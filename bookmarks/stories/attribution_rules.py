@@ -71,6 +71,9 @@ _CLEFT_NEXT = re.compile(rf"\s*It\s+was\s+((?:the\s+)?{PROPER}|the\s+[a-z]+)(?:,
                          r"(?:had\s+)?(?:made|spoke|said|uttered|asked|put|added|answered|replied)\b")
 
 
+TALE_WORDS = 80  # a speech this long may be a tale that the next paragraph goes on with
+
+
 class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRules, Resolver):
     quote = -1  # the quotation whose tag is being resolved
 
@@ -112,15 +115,17 @@ class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRul
     def _teller(self, pi: int, p, i: int) -> str | None:
         """`“I did not like it. …` ¶ `“‘They aren’t straight,’” answered the other.`: a
         paragraph that goes on with a story left open (the last paragraph's speech did not
-        close) by opening with words quoted inside it is the teller's, tags and all — the
-        farmer's words are the Scarecrow's telling."""
+        close, or was a tale of TALE_WORDS or more: `"… a beautiful bit of masonry it is."` ¶
+        `"'Ay,' said Evans, …"`) by opening with words quoted inside it is the teller's, tags
+        and all — the farmer's words are the Scarecrow's telling."""
         q = p.quotes[i]
         if i:
             return p.speakers[0] if p.how[0] == "story" and self._nested(p, q) else None
         if q.start >= 5 or not self._nested(p, q) or (prev := self.last_quoted(pi)) is None \
-                or prev.chapter != p.chapter or prev.quotes[-1].closed and prev.how[-1] != "story":
-            return None  # (after a paragraph of the story, the story goes on)
-        return prev.speakers[-1]
+                or prev.chapter != p.chapter or prev.quotes[-1].closed and prev.how[-1] != "story" \
+                and len(prev.quotes[-1].text.split()) < TALE_WORDS:
+            return None  # (after a paragraph of the story, the story goes on; so it does after
+        return prev.speakers[-1]  # a long speech that ends before the one it tells of speaks)
 
     @staticmethod
     def _nested(p, q) -> bool:

@@ -98,16 +98,30 @@ class NameChecker:
     def clean(self, surface: str) -> str | None:
         """A name as written, without the sentence words before it; None if nothing is left."""
         words = surface.split()
-        while words and not (self.is_name_word(words[0]) or _TITLE_RE.match(words[0])):
+        while words and not (self.is_name_word(words[0]) or _TITLE_RE.match(words[0])
+                             or _particle_name(words, self.is_name_word)):
             words = words[1:]
         if not words or (len(words) == 1 and _TITLE_RE.match(words[0]) and words[0] not in
                          _BARE_TITLES):
             return None
         for k, w in enumerate(words[1:]):
             if w[:1].isupper() and not self.is_name_word(w) and not _TITLE_RE.match(w) \
-                    and not (_TITLE_RE.match(words[k]) and w.casefold() in _CALENDAR):
-                return None  # (`Mrs. March`, `Mr. May`: a month after a title is a surname)
+                    and not (_TITLE_RE.match(words[k]) and w.casefold() not in _NO_SURNAME_WORDS):
+                return None  # (`Mrs. March`, `Captain Good`: a word after a title is a surname)
         return " ".join(words)
+
+
+def _particle_name(words: list[str], is_name) -> bool:
+    """The name opens with its particle: `von Horn`, `de Vere`, `d'Artagnan`."""
+    if words[0] in _PARTICLES:
+        return len(words) > 1 and is_name(words[1])
+    m = re.fullmatch(r"d[’']([A-Z]\w+)", words[0])
+    return bool(m) and is_name(m.group(1))
+
+
+_PARTICLES = frozenset("von van de du der ten ter".split())
+_NO_SURNAME_WORDS = frozenset("""the a an and but or nor so then when while if as of in on at to for
+by with from i he she it we they you his her its my our your their this that""".split())
 
 
 def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = frozenset()

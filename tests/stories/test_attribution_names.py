@@ -1,0 +1,46 @@
+"""Names a tag gives that a reader knows at once, on text written for these tests: a name
+that opens with its particle (`von Horn`, `de Vere`, `d'Artagnan`), a surname after a
+title that is also a common word (`Captain Good`, `Mr. Brown`), and a tale told over
+several paragraphs that goes on with the words of someone in it."""
+
+from __future__ import annotations
+
+from bookmarks.stories.importers import parse_story
+
+
+def who(text: str, quote: str) -> str:
+    found = [a.character for a in parse_story(text.encode(), "t.txt", fmt="prose").actions
+             if quote in a.text]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_a_name_that_opens_with_its_particle_is_the_speaker():
+    text = ('"The thing lives," said Professor Maxim.\n\n'
+            '"And yet it cannot speak," replied von Horn, and he turned to the vat.\n\n'
+            '"I will not fight you," said d\'Artagnan.\n\n'
+            '"Then you are a coward," answered de Vere.\n')
+    assert who(text, "And yet it cannot speak") == "von Horn"
+    assert who(text, "I will not fight you") == "d'Artagnan"
+    assert who(text, "Then you are a coward") == "de Vere"
+
+
+def test_a_surname_after_a_title_may_be_a_common_word():
+    text = ('"Where are the mines?" asked Sir Henry.\n\n'
+            '"Nobody knows," said Captain Good, and he polished his eyeglass.\n\n'
+            '"Have a good look at the map," said Sir Henry.\n')
+    assert who(text, "Nobody knows") == "Captain Good"
+
+
+def test_a_tale_goes_on_with_the_words_of_someone_in_it():
+    tale = " ".join(["I was hunting koodoo in the hills that year, and the wagon road ran"
+                     " past the old workings;"] * 5)
+    text = ("I had come down to Durban that winter, and I took a room at the hotel.\n\n"
+            "I met the two gentlemen on the boat, and I liked them at once.\n\n"
+            "I told them that I knew the country, and I lit my pipe.\n\n"
+            '"Tell us about the mines," said Sir Henry.\n\n'
+            '"Well," said Captain Good, "do."\n\n'
+            f'"Very well," I said. "{tale} and a fine bit of masonry it is."\n\n'
+            "\"'Ay,' said Evans, 'but I can tell you a stranger yarn than that'; and he told "
+            'me of a ruined city in the north."\n')
+    assert who(text, "said Evans") == "Narrator"
