@@ -32,7 +32,7 @@ from bookmarks.stories.tags import (
 MALE, FEMALE, NEUTER = "m", "f", "n"
 TITLE_GENDER = {
     **dict.fromkeys("mr mister sir lord master king prince duke count baron father brother uncle "
-                    "squire grandpa monsieur signor signore señor senor herr".split(), MALE),
+                    "squire grandpa monsieur m signor signore señor senor herr".split(), MALE),
     **dict.fromkeys("mrs missus miss ms madam madame mme mlle lady queen princess duchess "
                     "countess baroness mother sister aunt auntie dame mistress granny grandma "
                     "nurse mademoiselle signora signorina señora senora señorita frau "
@@ -142,9 +142,14 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
         return rest[:1].upper() + rest[1:] if rest.split()[-1] in PERSON_NOUNS else None
     if article:
         rest = s[article.end():]
-        if (m := re.match(r"(?:[a-z][a-z-]+\s+(?:and\s+)?){1,3}(?=[A-Z])", rest)) \
+        if re.match(r"(?:two|three|four|five|six|both)\s+(?=[A-Z][a-z]+s\b)", rest):
+            return rest[:1].upper() + rest[1:]  # `the two Musketeers`: a group, not a Musketeer
+        if (m := re.match(r"(?:[a-z][a-z-]+\s+(?:and\s+)?){1,3}"
+                          r"(?=[A-Z]|d[’'][A-Z]|(?:von|van|de|du)\s+[A-Z])", rest)) \
                 and not re.search(r"\b(?:of|in|on|at|to|with|for|from|by)\b", m.group(0)):
-            rest = rest[m.end():]  # `the good-natured Rat` is the Rat
+            rest = rest[m.end():]  # `the good-natured Rat` is the Rat, `the terrified d’Artagnan` he
+        if _particle_name(rest.split(), checker.is_name_word):
+            return checker.clean(rest)
         if rest[:1].isupper():  # `the Very Young Man`: the article marks where it starts
             words = rest.split()
             return rest if checker.is_name_word(words[-1]) or len(words) > 1 else checker.clean(rest)
@@ -167,7 +172,7 @@ def _core(name: str) -> tuple[str | None, frozenset[str]]:
     if title in ("old", "young", "little") and name.split()[1][:1].islower():
         title = None  # `Old man` is no title and a name: not the `Young man`
     core = words[1:] if title else words
-    return title, frozenset(w for w in core if w not in ("of", "de", "van", "von"))
+    return title, frozenset(re.sub(r"^d[’']", "", w) for w in core if w not in ("of", "de", "van", "von"))
 
 
 _TITLE_WORDS = frozenset(t.casefold() for t in TITLES.split("|"))

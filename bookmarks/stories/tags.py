@@ -58,7 +58,8 @@ TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Monsieur|Mademoise
           "Mother|Sister|Brother|Aunt|Auntie|Uncle|Cousin|Master|Mistress|Dame|Judge|Count|"
           "Countess|Baron|Baroness|Duke|Duchess|Prince|Princess|King|Queen|Saint|St|Squire|"
           "Governor|Inspector|Constable|Nurse|Granny|Grandma|Grandpa|Old")
-_TITLE = rf"(?:(?:{ABBREVIATIONS})\.?|(?:{TITLES}))"
+_MONSIEUR = r"(?<![A-Z]\.\s)M\.(?=\s+(?:de\s+|d[’'])?[A-Z][a-z])"  # `M. de Treville` (not `L. D. M. Randall`)
+_TITLE = rf"(?:(?:{ABBREVIATIONS})\.?|(?:{TITLES})|{_MONSIEUR})"
 UPPER, LOWER = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"  # names with accents: `Münster`, `Zoë`, `Señora`
 _NAME_WORD = rf"(?:Mc|Mac|O[’'])?[{UPPER}][{LOWER}]+(?:[-’'][{UPPER}]?[{LOWER}]+)*"
 _DETERMINER = (r"(?!(?:The|This|That|These|Those|An?|His|Her|Its|Their|My|Our|Your|Then|And|But|So|"

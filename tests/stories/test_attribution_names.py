@@ -44,3 +44,26 @@ def test_a_tale_goes_on_with_the_words_of_someone_in_it():
             "\"'Ay,' said Evans, 'but I can tell you a stranger yarn than that'; and he told "
             'me of a ruined city in the north."\n')
     assert who(text, "said Evans") == "Narrator"
+
+
+def test_monsieur_written_m_dot_before_a_name_with_its_particle():
+    text = ('"You are late," said M. de Treville, and he rose.\n\n'
+            '"The road was long, monsieur," replied the young man.\n\n'
+            '"I did not know that," replied M. de Treville, in a softened tone.\n\n'
+            "Mr. L. D. M. Randall had a soul above farming.\n")
+    assert who(text, "I did not know that") == "M. de Treville"
+
+
+def test_a_particle_name_after_an_article_and_an_adjective_and_its_bare_form_are_one():
+    text = ('"I am lost," thought the terrified d’Artagnan.\n\n'
+            "Artagnan ran down the stair.\n\n"
+            '"Stop!" cried d’Artagnan.\n')
+    story = parse_story(text.encode(), "t.txt", fmt="prose")
+    assert who(text, "I am lost") == who(text, "Stop!") == "d’Artagnan"
+    assert [c.name for c in story.characters] == ["d’Artagnan"]
+
+
+def test_a_number_before_a_plural_name_makes_a_group():
+    text = ('"Were you there?" asked the captain.\n\n'
+            '"No, sir, we were not," replied the two Musketeers.\n')
+    assert who(text, "we were not") == "Two Musketeers"
