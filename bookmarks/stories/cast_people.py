@@ -6,6 +6,7 @@ a description that a pronoun's line continues (used by `dialogue.Cast`; `paras` 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from bookmarks.stories.attribution_context import main_subjects
 from bookmarks.stories.speakers import FEMALE, MALE, NameChecker, display_name, gender_from_name
@@ -139,14 +140,17 @@ def surnamed_persons(paras: list, checker: NameChecker, found: dict[str, str]) -
             if sexes.count(sex) >= 2 and sexes.count(sex) >= 0.8 * len(sexes)}
 
 
-def told_apart(paras: list, checker: NameChecker, nouns: frozenset[str], narration: str):
+def told_apart(paras: list, checker: NameChecker, nouns: frozenset[str], narration: str,
+               names: list[str]):
     """A predicate for `speakers.merge_variants`: is the titled name (`Mrs. Stevens`,
     `Professor Maxon`, `Mr. Sedley`) someone other than the fuller name of that surname
     (`Audrey Stevens`, `Virginia Maxon`, `Mr. Joseph Sedley`) it would join? It is when a
     line tagged with the titled name calls the other by their first name (`"Come in,
     Audrey," said Mrs. Stevens`; `"Bravo, Jos!" said Mr. Sedley`: nobody calls themselves
     so), or when a title that gives no sex meets a first name of the other sex in the
-    pronouns the narration uses after it (`Professor Maxon … he` is no Virginia)."""
+    pronouns the narration uses after it (`Professor Maxon … he` is no Virginia). `names`:
+    everyone the cast found, each counted on its own in one pronoun pass, done when first
+    needed."""
     from bookmarks.stories.cast_names import SHORT_FORMS
     from bookmarks.stories.speakers import FIRST_NAMES, TITLE_GENDER, _core, pronoun_votes
 
@@ -156,7 +160,7 @@ def told_apart(paras: list, checker: NameChecker, nouns: frozenset[str], narrati
             for tag in (p.after[i], p.before[i]):
                 if tag and (name := display_name(tag.subject, checker, nouns)):
                     said.setdefault(name, []).append(q.text)
-    votes: dict[tuple[str, str], dict] = {}
+    votes: dict[str, Counter] = {}
 
     def apart(name: str, head: str) -> bool:
         title, core = _core(name)
@@ -173,12 +177,10 @@ def told_apart(paras: list, checker: NameChecker, nouns: frozenset[str], narrati
             return True
         if TITLE_GENDER.get(title):
             return False
-        if (name, head) not in votes:  # (the first name alone is the fuller one's: `Virginia`)
-            forms = {n: n for n in said} | {extra[0]: head, name: name, head: head}
-            votes[name, head] = pronoun_votes(clean(narration), forms)
-        count = votes[name, head]
-        own = _decided(count.get(name))
-        theirs = count.get(head)  # (the one with a first name: most of its pronouns will do)
+        if not votes:
+            votes.update(pronoun_votes(clean(narration), {n: n for n in {*said, *names}}) or {"": Counter()})
+        own = _decided(votes.get(name))
+        theirs = votes.get(head, Counter()) + votes.get(extra[0], Counter())  # (and `Virginia` alone)
         sex = FIRST_NAMES.get(extra[0].casefold()) or (theirs.most_common(1)[0][0] if theirs else None)
         return bool(sex and own and own != sex)
 

@@ -164,7 +164,7 @@ class Cast:
         found.update(surnamed_persons(told, checker, found))
         surnames = titled_surnames("\n\n".join(p.text for p in paras))
         narration_pieces = [p.seg(k) for p in paras for k in range(len(p.segs))]
-        apart = told_apart(paras, checker, self.nouns, "\n".join(narration_pieces))
+        apart = told_apart(paras, checker, self.nouns, "\n".join(narration_pieces), list(found))
         canon = merge_variants(list(found), {n for n, f in found.items() if re.match(r"[Tt]he\s", f)
                                              and not several_titled(surnames, n)}, apart)  # `the doctor`
         speaking = {canon.get(n, n) for n in tagged}  # a description goes only to a speaker

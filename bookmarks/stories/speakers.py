@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from bookmarks.stories.tags import (
     LOWER,
+    NAME_PARTICLES,
     PERSON_NOUNS,
     PRONOUN,
     STOP_WORDS,
@@ -113,13 +114,12 @@ class NameChecker:
 
 def _particle_name(words: list[str], is_name) -> bool:
     """The name opens with its particle: `von Horn`, `de Vere`, `d'Artagnan`."""
-    if words[0] in _PARTICLES:
+    if words[0] in NAME_PARTICLES:
         return len(words) > 1 and is_name(words[1])
     m = re.fullmatch(r"d[’']([A-Z]\w+)", words[0])
     return bool(m) and is_name(m.group(1))
 
 
-_PARTICLES = frozenset("von van de du der ten ter".split())
 _NO_SURNAME_WORDS = frozenset("""the a an and but or nor so then when while if as of in on at to for
 by with from i he she it we they you his her its my our your their this that""".split())
 
@@ -145,7 +145,7 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
         if re.match(r"(?:two|three|four|five|six|both)\s+(?=[A-Z][a-z]+s\b)", rest):
             return rest[:1].upper() + rest[1:]  # `the two Musketeers`: a group, not a Musketeer
         if (m := re.match(r"(?:[a-z][a-z-]+\s+(?:and\s+)?){1,3}"
-                          r"(?=[A-Z]|d[’'][A-Z]|(?:von|van|de|du)\s+[A-Z])", rest)) \
+                          rf"(?=[A-Z]|d[’'][A-Z]|(?:{'|'.join(NAME_PARTICLES)})\s+[A-Z])", rest)) \
                 and not re.search(r"\b(?:of|in|on|at|to|with|for|from|by)\b", m.group(0)):
             rest = rest[m.end():]  # `the good-natured Rat` is the Rat, `the terrified d’Artagnan` he
         if _particle_name(rest.split(), checker.is_name_word):

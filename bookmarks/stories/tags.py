@@ -69,8 +69,9 @@ _DETERMINER = (r"(?!(?:The|This|That|These|Those|An?|His|Her|Its|Their|My|Our|Yo
                r"(?![A-Z][a-z]+ing\s+(?:his|her|the|a|an|their|its|my|our|your|him|them)\b)")
 # (`Raising his broken nose towards his listener, he would add:` names no `Raising`)
 _PARTICLE = rf"(?:of|de|van|von)\s+(?!(?:{TITLES}|{ABBREVIATIONS})\b)"  # not `Robert of Mrs`
-_LEAD = r"(?:(?:von|van|de|du|der|ten|ter)\s+|d[’'])"  # a name that opens with its particle: `von Horn`
-PROPER = (rf"(?:{_TITLE}\s+)?{_LEAD}?{_DETERMINER}{_NAME_WORD}"
+NAME_PARTICLES = ("von", "van", "de", "du", "der", "ten", "ter")  # a name may open with one
+_PARTICLE_LEAD = rf"(?:(?:{'|'.join(NAME_PARTICLES)})\s+|d[’'])"  # `von Horn`, `d’Artagnan`
+PROPER = (rf"(?:{_TITLE}\s+)?{_PARTICLE_LEAD}?{_DETERMINER}{_NAME_WORD}"
           rf"(?:\s+(?:{_PARTICLE})?(?!(?:{ABBREVIATIONS})\.\s){_NAME_WORD}){{0,3}}")  # not `Finally Mrs`
 PERSON_NOUNS = frozenset("""
 man woman gentleman lady boy girl child lad lass youth maid maiden nephew niece uncle aunt
