@@ -266,3 +266,19 @@ def _check(paras, cast, run: range) -> None:
                 and (s == a) != ((n % 2 == 0) == even_is_a) and not _calls(p, cast) - {s}:
             p.speakers = [None] * len(p.quotes)
             p.how = [""] * len(p.quotes)
+
+
+def check_next_tag(paras) -> None:
+    """A line a counting rule gave to X (`turn`, …) right before a line whose own tag names
+    X (`"Come, how will you trade?"` ¶ `"…," said Shelby.`) is taken back: the tag says the
+    talk had not come round to X yet — the count went wrong, a third person spoke, or the
+    last speaker went on. Runs last, after every rule that counts."""
+    for n in range(len(paras) - 1):
+        p, nxt = paras[n], paras[n + 1]
+        if (s := _single(p)) is None or not _by(p, _WEAK) or nxt.chapter != p.chapter:
+            continue
+        first = next((k for k, q in enumerate(nxt.quotes) if q.speech), None)
+        if first is not None and nxt.speakers[first] == s \
+                and nxt.how[first].startswith(("after:", "before:")):
+            p.speakers = [None] * len(p.quotes)
+            p.how = [""] * len(p.quotes)

@@ -129,3 +129,15 @@ def test_a_bare_description_who_spoke_earlier_is_not_the_second_of_a_run():
     assert s['"What can I do for you?"'] == s['"As what?"'] == "narration"
     named = text.replace("asked the woman", "asked Mrs. Drury")  # a name: the run is hers and Ellen's
     assert said(named)["What can I do for you?"] == said(named)["As what?"] == "Mrs. Drury"
+
+
+def test_a_counted_line_before_a_tag_of_the_same_speaker_is_taken_back():
+    """`"…," said Mother.` ¶ bare line ¶ `"…," said Tom.`: the count would give the bare line
+    to Tom, but the tag after it says Tom speaks next — Mother went on, or someone else
+    spoke. Without the later tag the count stands."""
+    text = ('"Is the post come?" asked Tom.\n\n"Not yet," said Mother.\n\n'
+            '"The postman is always late on a Monday."\n\n'
+            '"Then I shall wait for him at the gate," said Tom.\n')
+    assert who(text, "always late on a Monday") == "narration"
+    alone = text.replace('"Then I shall wait for him at the gate," said Tom.', "The clock struck nine.")
+    assert who(alone, "always late on a Monday") == "Tom"
