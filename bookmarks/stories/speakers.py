@@ -131,6 +131,7 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
     nephew` stays, `her mother` → `Mother`, `Dutifully Scribney` → `Scribney`. `nouns`: other
     lower-case nouns the text makes speakers (`the wub`, when it speaks more than once)."""
     s = " ".join(surface.split())
+    s = re.sub(r"^D(?=[’'][A-Z])", "d", s)  # `D’Artagnan added …` opens a sentence: d’Artagnan
     if re.search(r"\s+and\s+(?:[A-Z]|(?:the|his|her|a|an)\s)", s):
         return None  # `Harriet and Maria` speak together: no one character
     if re.fullmatch(PRONOUN, s) or s.casefold() in ("them", "him", "her", "me", "us") \

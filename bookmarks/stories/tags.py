@@ -61,7 +61,7 @@ TITLES = ("Mr|Mrs|Ms|Miss|Mister|Missus|Madam|Madame|Mme|Mlle|Monsieur|Mademoise
 _MONSIEUR = r"(?<![A-Z]\.\s)M\.(?=\s+(?:de\s+|d[’'])?[A-Z][a-z])"  # `M. de Treville` (not `L. D. M. Randall`)
 _TITLE = rf"(?:(?:{ABBREVIATIONS})\.?|(?:{TITLES})|{_MONSIEUR})"
 UPPER, LOWER = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"  # names with accents: `Münster`, `Zoë`, `Señora`
-_NAME_WORD = rf"(?:Mc|Mac|O[’'])?[{UPPER}][{LOWER}]+(?:[-’'][{UPPER}]?[{LOWER}]+)*"
+_NAME_WORD = rf"(?:Mc|Mac|[OD][’'])?[{UPPER}][{LOWER}]+(?:[-’'][{UPPER}]?[{LOWER}]+)*"
 _DETERMINER = (r"(?!(?:The|This|That|These|Those|An?|His|Her|Its|Their|My|Our|Your|Then|And|But|So|"
                r"When|While|Through|From|With|Into|Upon|After|Before|Behind|Beside|Across|Among|"
                r"Against|Towards?|Under|Over|At|In|On|By|For|Of)\b)"  # `The wub shrugged`, `Then Meg

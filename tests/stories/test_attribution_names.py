@@ -67,3 +67,14 @@ def test_a_number_before_a_plural_name_makes_a_group():
     text = ('"Were you there?" asked the captain.\n\n'
             '"No, sir, we were not," replied the two Musketeers.\n')
     assert who(text, "we were not") == "Two Musketeers"
+
+
+def test_a_particle_name_capitalized_at_a_sentence_start_is_the_same_subject():
+    """`D’Artagnan added M. de Treville …` opens its sentence with the name: the `he` of the
+    next tag goes on with him, not with the captain named later in the sentence."""
+    text = ('"Sit down," said M. de Treville.\n\n'
+            '"I came to Paris to serve the king," replied d’Artagnan.\n\n'
+            'D’Artagnan added M. de Treville to the list, as may be perceived; but he thought '
+            'this addition would do no harm.\n\n'
+            '"And I have the greatest respect for the cardinal," continued he.\n')
+    assert who(text, "the greatest respect") == "d’Artagnan"
