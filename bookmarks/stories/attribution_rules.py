@@ -50,6 +50,7 @@ from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, PRONOUN, PROPER, beat,
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
 _SUBJECT_PRONOUN = {"m": "he", "f": "she"}
+_GROUP_NAME = re.compile(r"(?:[Tt]he\s+)?(?:two|three|four|five|six|both)\s", re.I)  # `The two Musketeers`
 UNSURE = "\0unsure"  # the chain met someone the cast does not know: no guess
 _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
 _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|captain|doctor|count|"
@@ -245,6 +246,8 @@ class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRul
                     and (not start or text[:start].rstrip()[-1:] in ".!?"):
                 # `That evening Mr. Utterson came home`: a sentence's first named subject
                 who = next((n for _, _, n, s in self.cast.mentions(text[start:end]) if s), None)
+            if who and _GROUP_NAME.match(who):
+                continue  # `When the two Musketeers had entered; … when M. de Treville had paced`
             if who and not (gs := self.cast.gender(who)) and g == "f" and _described(self.cast, who):
                 continue  # `the driver mounted the box`: a description of no known sex is no `she`
             if who and (fits_gender(g, gs) or (not gs and g != "n")):

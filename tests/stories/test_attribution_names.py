@@ -78,3 +78,15 @@ def test_a_particle_name_capitalized_at_a_sentence_start_is_the_same_subject():
             'this addition would do no harm.\n\n'
             '"And I have the greatest respect for the cardinal," continued he.\n')
     assert who(text, "the greatest respect") == "d’Artagnan"
+
+
+def test_a_group_is_never_the_he_of_a_tag():
+    """`When the two Musketeers had entered; … when M. de Treville had paced the room--he
+    stopped in front of them, "…," cried he`: the group that opened the sentence is no
+    `he`; the captain is."""
+    text = ('"Athos! Porthos!" called M. de Treville.\n\n'
+            '"Here we are," said the two Musketeers.\n\n'
+            'When the two Musketeers had entered; when the door was closed behind them; when '
+            'M. de Treville had three or four times paced the room in silence--he stopped all at '
+            'once in front of them, "Do you know what the king said to me," cried he.\n')
+    assert who(text, "what the king said") == "M. de Treville"
