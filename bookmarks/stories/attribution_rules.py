@@ -45,11 +45,21 @@ from bookmarks.stories.attribution_turns import TurnRules, fill_between
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
 from bookmarks.stories.speakers import NameChecker
-from bookmarks.stories.tags import ANAPHOR, PERSON_NOUNS, PRONOUN, PROPER, beat, is_tag_only, tag_before
+from bookmarks.stories.tags import (
+    ANAPHOR,
+    PERSON_NOUNS,
+    PRONOUN,
+    PROPER,
+    TITLES,
+    beat,
+    is_tag_only,
+    tag_before,
+)
 
 __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
 _SUBJECT_PRONOUN = {"m": "he", "f": "she"}
+_DETERMINED = re.compile(r"(?:The|A|An|This|That|Each|One)\s")
 _GROUP_NAME = re.compile(r"(?:[Tt]he\s+)?(?:two|three|four|five|six|both)\s", re.I)  # `The two Musketeers`
 UNSURE = "\0unsure"  # the chain met someone the cast does not know: no guess
 _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
@@ -254,6 +264,8 @@ class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRul
                 return who  # `it` is an animal the text calls so, never someone of unknown sex
             if who is None and _PERSON.search(subject):
                 return UNSURE  # `and the young man resumed. "…," said he`: someone it does not know
+            if who is None and self._unknown_name(subject):
+                return UNSURE  # `Wills perceptibly shuddered.`: a name the cast does not know
         if chained and not after_speech and (who := self._antecedent_mention(g, text, found)):
             return who  # `… too much for Mr. Jellyband's equanimity. He burst …` ¶ `"…," he said`
         if after_speech and chained:  # only `he` since that speaker's line
@@ -262,6 +274,16 @@ class StrictResolver(CallRules, PronounRules, RelationRules, SceneRules, TurnRul
             if speaker and not partner and fits_gender(g, self.cast.gender(speaker)):
                 return speaker  # nobody else of that sex in the exchange: the same one goes on
         return None
+
+    def _unknown_name(self, subject: str) -> bool:
+        """A subject that is a name the text writes as one (capitalised inside sentences too,
+        never in lower case) and the cast does not know: `Wills perceptibly shuddered.`"""
+        words = subject.split()
+        checker = self.cast.checker
+        return bool(words) and not re.search(r"[’']s$", subject) and not _DETERMINED.match(subject) \
+            and not re.fullmatch(TITLES, words[0]) \
+            and all(checker.is_name_word(w) for w in words) and checker.mid_cap[words[-1]] > 0 \
+            and not checker.lower[words[-1].casefold()]
 
     def _antecedent_mention(self, g: str, text: str, found) -> str | None:
         """Narration whose only main subjects are `he`/`she` (no name, no one unknown) and

@@ -53,3 +53,19 @@ def test_a_vocative_reply_goes_to_the_other_speaker():
 def test_someone_alone_goes_on_speaking():
     s = said('"I wonder," said Mary.\n\n"What is that?" she asked.\n')
     assert s["What is that?"] == "Mary"
+
+
+def test_a_name_the_cast_does_not_know_on_the_chain_leaves_the_pronoun_unsure():
+    """`"Like this?" asked Mr. Cray, and he whistled. Wills shuddered at the sound.` ¶
+    `"The same, sir," he said`: Wills, whom the tags never name, is the `he` a reader takes;
+    the rules do not know him, so they leave the line unsure rather than give it to Mr. Cray.
+    With a description of no one in his place the line is Mr. Cray's."""
+    text = (INTRO + "Later that week the policeman Wills came in, and Wills stood by the door.\n\n"
+            '"Like this?" asked Mr. Cray, and he gave a long low whistle that rose and fell. Wills '
+            'shuddered at the sound of it in the quiet room.\n\n'
+            '"The same, sir, I think," he said, "but louder."\n')
+    def who(t: str) -> str:
+        return next(c for line, c in said(t).items() if "The same, sir" in line)
+    assert who(text) == "narration"
+    plain = text.replace("Wills shuddered at the sound of it", "The clock struck at the sound of it")
+    assert who(plain) == "Mr. Cray"
