@@ -86,7 +86,8 @@ class CallRules:
         calls `papa` (`mamma`, `father`, `mother`) is the one of the last speakers who bears
         the surname of a man (woman) among them — Emma Woodhouse to Mr. Woodhouse, with Mr.
         Knightley there too."""
-        if any([*p.after, *p.before]) or p.text[:p.quotes[0].start].strip():
+        if not p.quotes or any([*p.after, *p.before]) or p.text[:p.quotes[0].start].strip():
+            # (no quotes: `The other replied:` introducing the next paragraph's speech)
             return None
         said = {m.group(1).casefold() for q in p.quotes if q.speech for m in _PARENT_CALL.finditer(q.text)}
         g = "m" if said and said <= {"papa", "pa", "father"} else \

@@ -307,3 +307,14 @@ def test_someone_the_cast_does_not_know_coming_in_ends_the_talk_of_two():
             '"So I came in time," I said grimly.\n\n'
             '"Oh!" she panted, and stood facing me.\n')
     assert who(said(text), "Oh!") != "Mrs. Hale"  # the girl's, whom the cast does not know
+
+
+def test_the_other_said_in_narration_before_a_line_is_the_one_whose_turn_it_is():
+    """`There was a brief silence. Then the other said:` ¶ `"…"` after an exchange of two:
+    the introducing paragraph has no quotation of its own (this crashed the import once);
+    the line is the other of the two."""
+    from tests.stories.test_attribution_names import who
+    text = ('"Where is the pearl?" asked Lupin.\n\n"I do not know," said Victor.\n\n"You lie."\n\n'
+            '"Certainly not. I rescued him from certain death."\n\n'
+            'There was a brief silence. Then the other said:\n\n"I never lie."\n')
+    assert who(text, "I never lie") == "Lupin"
