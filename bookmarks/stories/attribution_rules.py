@@ -44,7 +44,7 @@ from bookmarks.stories.attribution_scene import _PERSON, SceneRules
 from bookmarks.stories.attribution_turns import TurnRules, fill_between
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
-from bookmarks.stories.speakers import NameChecker
+from bookmarks.stories.speakers import GROUP_NUMBERS, NameChecker
 from bookmarks.stories.tags import (
     ANAPHOR,
     PERSON_NOUNS,
@@ -60,7 +60,7 @@ __all__ = ["Draft", "StrictResolver", "attribute_dialogue"]
 
 _SUBJECT_PRONOUN = {"m": "he", "f": "she"}
 _DETERMINED = re.compile(r"(?:The|A|An|This|That|Each|One)\s")
-_GROUP_NAME = re.compile(r"(?:[Tt]he\s+)?(?:two|three|four|five|six|both)\s", re.I)  # `The two Musketeers`
+_GROUP_NAME = re.compile(rf"(?:[Tt]he\s+)?(?:{GROUP_NUMBERS})\s", re.I)  # `The two Musketeers`
 UNSURE = "\0unsure"  # the chain met someone the cast does not know: no guess
 _PRONOUN_GENDER = {"he": "m", "she": "f", "it": "n"}
 _TITLED = re.compile(r"(?:the\s+)?(?:king|queen|prince|princess|duke|duchess|captain|doctor|count|"

@@ -78,6 +78,8 @@ _MID_CAP = re.compile(rf"(?<=[{LOWER}0-9,;] )([{UPPER}][{LOWER}’'\-]+)")
 _WORDS = re.compile(rf"[{UPPER}{LOWER}][{LOWER}’'\-]*")
 
 
+GROUP_NUMBERS = "two|three|four|five|six|both"  # `the two Musketeers`: a group of its own
+
 class NameChecker:
     """Which capitalised words of a text can be names."""
 
@@ -143,7 +145,7 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
         return rest[:1].upper() + rest[1:] if rest.split()[-1] in PERSON_NOUNS else None
     if article:
         rest = s[article.end():]
-        if re.match(r"(?:two|three|four|five|six|both)\s+(?=[A-Z][a-z]+s\b)", rest):
+        if re.match(rf"(?:{GROUP_NUMBERS})\s+(?=[A-Z][a-z]+s\b)", rest):
             return rest[:1].upper() + rest[1:]  # `the two Musketeers`: a group, not a Musketeer
         if (m := re.match(r"(?:[a-z][a-z-]+\s+(?:and\s+)?){1,3}"
                           rf"(?=[A-Z]|d[’'][A-Z]|(?:{'|'.join(NAME_PARTICLES)})\s+[A-Z])", rest)) \
