@@ -18,6 +18,7 @@ from bookmarks.stories.tags import (
     Tag,
     beat,
     clause_subject,
+    gesture_only,
     is_tag_only,
     last_sentence,
     mask_abbreviations,
@@ -292,7 +293,7 @@ class Resolver:
         mentions = [m for m in self.cast.mentions(p.text) if m[2] in self.cast.speakers]
         named = {n for _, _, n, _ in mentions}
         subjects = {n for _, _, n, s in mentions if s}
-        if len(named) == 1 and subjects == named and len(p.text.split()) <= 30 \
+        if len(named) == 1 and subjects == named and len(p.text.split()) <= 30 and not gesture_only(p.text) \
                 and len(set(self.recent[-1:]) | named) == 2 \
                 and (len(self.recent) <= 1 or named <= set(self.recent[-2:])):
             self.recent.append(named.pop())  # `Mr. Hartley said that he had not.`: his turn

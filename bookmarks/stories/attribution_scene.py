@@ -132,6 +132,8 @@ class SceneRules:
                     else {self.cast.lookup(subject)})
             if last in said or (g is None and said != {other} and re.search(_PERSON, subject)):
                 return None  # about the last speaker: she may go on
+            if said == {other} and _ANSWER.search(blank_quotes(self.paras[pi - 1])):
+                return None  # `Mr. Crowe answered that he would walk.`: his answer, her turn
         return other
 
     def _actor(self, pi: int) -> str | None:

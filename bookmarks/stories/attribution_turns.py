@@ -23,7 +23,7 @@ import re
 
 from bookmarks.stories.attribute import _NESTED
 from bookmarks.stories.attribution_context import blank_quotes, listeners, main_subjects, pronoun_gender
-from bookmarks.stories.tags import PERSON_NOUNS, STOP_WORDS, TITLES, VERB, mask_abbreviations
+from bookmarks.stories.tags import GESTURES, PERSON_NOUNS, STOP_WORDS, TITLES, VERB, mask_abbreviations
 
 _NAME_ONLY = re.compile(rf"\W*(?:(?:{TITLES})\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+){{0,2}}[.!?]*\W*")
 
@@ -43,8 +43,11 @@ _ASKED_HIM = re.compile(r"\b(?:asked|told|answered|questioned|(?:said|called|whi
 # `broke into a gentle laugh`, `broke into tears`: a doing that may lead into a line, no answer
 _LAUGHED = (r"broke\s+into\s+(?:an?\s+)?(?:[a-z]+\s+)?"
             r"(?:tears|sobs|laugh|laughter|smile|grin|giggles?|wails?)\b")
-_ANSWER = re.compile(rf"\b(?!returned\s+to\b|{_LAUGHED})(?:{VERB}|expressed|assented|accepted|"
-                     r"apologi[sz]ed|thanked|denied|"  # not `returned to the attack`
+# `She returned his look interrogatively.`: a gesture back, no answer
+_RETURNED_LOOK = (r"returned\s+(?:his|her|their|the|my|a)\s+(?:[a-z]+\s+)?(?:look|gaze|glance|stare|"
+                  r"smile|bow|nod|salute|greeting|kiss|pressure|embrace)")
+_ANSWER = re.compile(rf"\b(?!returned\s+to\b|{_RETURNED_LOOK}|{_LAUGHED}|{GESTURES})"  # not `returned to`
+                     rf"(?:{VERB}|expressed|assented|accepted|apologi[sz]ed|thanked|denied|"
                      r"made\s+no\s+(?:answer|reply)|did\s+not\s+(?:answer|"
                      r"reply)|was\s+silent|said\s+nothing)\b")
 _GESTURE = re.compile(r"\b(?:nodded|bowed|smiled|laughed|shrugged|sighed|frowned|grinned|"

@@ -46,6 +46,16 @@ _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in
               for say in ("say", "ask", "add", "reply", "answer", "explain", "assure her",
                           "assure him"))]  # `Edna hastened to say.`
 VERB = "(?:" + "|".join([*(re.escape(p) for p in _PHRASES), *VERBS]) + ")"
+# said-verbs that are gestures (`Smith laughed.`, `Aunt Ann sighed.`): alone in a narration
+# paragraph they are no answer — on the gold sets the one who laughed spoke the next line
+# far more often than the other did
+GESTURES = r"(?:laughed|sighed|chuckled|giggled|smiled|grinned|sobbed|wept)\b"
+_REPORTED = re.compile(rf"\b(?!{GESTURES}){VERB}\b")
+
+
+def gesture_only(text: str) -> bool:
+    """A narration paragraph whose only said-verb is a gesture (`Lord Henry laughed.`)."""
+    return re.search(rf"\b{GESTURES}", text) is not None and _REPORTED.search(text) is None
 ADV = (r"(?:(?:very|rather)\s+[a-z]+ly|[a-z]+ly|again|then|now|aloud|presently|too|also|both|all|"
        r"at\s+last|at\s+once|at\s+length|in\s+reply|in\s+return|once\s+more|even|just|only|still|merely|quite|half)")
 AUX = (r"(?:had|has|have|was|were|is|used\s+to|(?:was|were)\s+(?:moved|driven|forced|compelled|"

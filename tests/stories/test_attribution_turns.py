@@ -61,6 +61,26 @@ def test_a_gesture_leads_into_the_line_of_the_one_who_makes_it():
     assert alone["I am always late."] == "Mr. Crowe"
 
 
+def test_a_laugh_or_a_sigh_is_a_gesture_not_an_answer():
+    """`laughed`, `sighed` are said-verbs (`"…," he laughed`), but a narration paragraph that
+    is only a laugh or a sigh is a gesture: it leads into the laugher's own line (Smith
+    laughed. ¶ "Useless, …" is Smith's), and gives nobody a turn. With the maid about, the
+    two are not alone (where any doing of his leads into his line)."""
+    start = ('"Will you want the trap today?" asked Mrs. Hale.\n\n'
+             '"Thank you, no," said Mr. Crowe.\n\n'
+             '"Then you will be late," said Mrs. Hale, and the maid came in with the tray.\n\n')
+    for gesture in ("Mr. Crowe laughed.", "Mr. Crowe sighed heavily.", "Mr. Crowe chuckled."):
+        s = said(start + gesture + '\n\n"I am always late."\n')
+        assert s["I am always late."] == "Mr. Crowe", gesture
+    for two in (start, start.replace(", and the maid came in with the tray", "")):  # alone, too
+        reported = said(two + "Mr. Crowe laughed and answered that he was always late.\n\n"
+                        '"Then you must hurry."\n')
+        assert reported["Then you must hurry."] == "Mrs. Hale"  # an answer after all: her turn
+    looked = said(start + "Mr. Crowe returned her look gravely.\n\n"
+                  '"I am always late."\n')
+    assert looked["I am always late."] == "Mr. Crowe"  # a look back, no answer
+
+
 def test_narration_naming_someone_else_ends_the_exchange():
     s = said(START + "Then the door opened and Dr. Lamb came in with the post.\n\n"
              '"Then you will be late."\n')
