@@ -32,6 +32,7 @@ from bookmarks.stories.attribution_turns import (
     _bare_speech,
     calls,
     name_only,
+    to_someone,
 )
 from bookmarks.stories.tags import PERSON_NOUNS
 
@@ -169,6 +170,8 @@ def _solve(paras, cast, start: int, end: int) -> None:
         return  # someone else talks in this scene: a line of the run may be theirs
     if start and not paras[start - 1].quotes and _NEWCOMER.search(paras[start - 1].text):
         return  # `Along the quay a porter was lighting the lamps.`: someone new, who may speak
+    if start and not paras[start - 1].quotes and to_someone(cast, paras[start - 1].text):
+        return  # `Mr. Crowe spoke to the guard at the gate.`: the guard may answer
     if any((a if (n % 2 == 0) == even_is_a else b) not in fits for n, fits in open_lines.items()):
         return  # `"…," she said.` where the count gives the man
     for n in open_lines:

@@ -80,8 +80,19 @@ _KIN_CALLS = frozenset("Papa Pa Mamma Mama Ma Mother Father Daddy Mammy Mummy Gr
 _KIN = ("(?:wife|lady|husband|sister|brother|mother|father|daughter|son|aunt|uncle|niece|nephew|"
         "cousin|friend|companion|guest|visitor)")
 
+# `spoke to the armed guard outside`, `said he to a porter`: one the cast does not know is spoken to
+_TO_SOMEONE = re.compile(rf"\b(?:{VERB}|spoke|spoken|speaking|turn(?:ed|ing)|call(?:ed|ing))\s+(?:\w+\s+)?"
+                         rf"to\s+((?:the|an?)\s+(?:[a-z-]+\s+){{0,2}}?(?:{_NOUNS}))\b(?![’'-])", re.I)
+
+
 _TO_KIN = re.compile(rf"\b(?:{VERB}|turn(?:ed|ing)|look(?:ed|ing)|glanc(?:ed|ing))\s+(?:[\w.’']+\s+){{0,3}}?"
                      rf"to\s+((?:his|her)\s+(?:[a-z]+\s+)?{_KIN})\b(?![’'-])")  # not `gone to his aunt’s`
+
+
+def to_someone(cast, text: str) -> bool:
+    """Whether narration has a line spoken to a person the cast does not know (`spoke to the
+    armed guard outside`)."""
+    return any(cast.lookup(m.group(1)) is None for m in _TO_SOMEONE.finditer(text))
 
 
 class TurnRules:
@@ -151,6 +162,8 @@ class TurnRules:
             elif said and len(self.recent) >= 2 and (heard := self._listener(pi, said[-1], calls=False)) \
                     and heard != self.recent[-2]:
                 self.recent = [heard, said[-1]]  # `X turned to Harriet. "…?"`: Harriet answers
+            elif said and to_someone(self.cast, blank_quotes(p)):
+                self.recent = [said[-1]]  # `"…?" he asked a porter`: the porter may answer
             elif said and (m := _TO_KIN.search(blank_quotes(p))):
                 kin = self.cast.lookup(m.group(1))  # `turning to his nephew`: the nephew the text knows
                 # `said Mrs. Grey to her husband`, who is not named: the next line is unsure
@@ -162,6 +175,9 @@ class TurnRules:
         if _TIME_MOVES.search(p.text) or _NEWCOMERS.search(p.text):
             self.recent = []  # `Shortly after this I had to go out of town.`, `two strangers
             # entered`: the talk is over
+            return
+        if to_someone(self.cast, blank_quotes(p)):
+            self.recent = []  # `The Thinking Machine spoke to the armed guard outside.`
             return
         if any(_A_PERSON.search(subject) and self.cast.lookup(subject) is None
                for _, subject in main_subjects(blank_quotes(p))):

@@ -98,6 +98,7 @@ stewardess conductor janitor housemaid chambermaid valet postman milkman newsboy
 barmaid magistrate monk nun teacher schoolmaster schoolmistress tutor fellow chap kid
 youngster newcomer traveller traveler passenger tramp peasant villager labourer laborer
 workman miner miller hunter sheriff prebendary canon chancellor dean archdeacon
+guard warder jailer gaoler sentry sentinel watchman
 """.split())
 STOP_WORDS = frozenset("""
 the a an and but or nor for so yet then than that this these those there here when where

@@ -81,6 +81,19 @@ def test_a_laugh_or_a_sigh_is_a_gesture_not_an_answer():
     assert looked["I am always late."] == "Mr. Crowe"  # a look back, no answer
 
 
+def test_a_line_spoken_to_someone_the_cast_does_not_know_leaves_the_answer_unsure():
+    """`"…," he said to the porter` ¶ `"…"`: the porter, whom no tag names, may answer — not
+    the one who spoke before. The same after narration (`spoke to the guard at the gate`)."""
+    s = said(START + '"Is the train late?" Mr. Crowe said to the porter.\n\n"Ten minutes, sir."\n')
+    assert s['"Ten minutes, sir."'] == "narration"
+    s = said(START + "Mr. Crowe spoke to the guard at the gate.\n\n"
+             '"Is the train late?" he asked.\n\n"Ten minutes, sir."\n')
+    assert s["Is the train late?"] == "Mr. Crowe"
+    assert s['"Ten minutes, sir."'] == "narration"
+    kept = said(START + '"Is the train late?" Mr. Crowe said to Mrs. Hale.\n\n"Ten minutes."\n')
+    assert kept["Ten minutes."] == "Mrs. Hale"  # one the cast knows: she answers
+
+
 def test_narration_naming_someone_else_ends_the_exchange():
     s = said(START + "Then the door opened and Dr. Lamb came in with the post.\n\n"
              '"Then you will be late."\n')
