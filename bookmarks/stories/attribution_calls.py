@@ -112,7 +112,8 @@ class CallRules:
         prev = self.paras[pi - 1]
         last = next((k for k in range(len(prev.quotes) - 1, -1, -1) if prev.quotes[k].speech), None)
         caller = prev.speakers[last] if last is not None else None
-        if caller is None or any([*p.after, *p.before]) or p.text[:p.quotes[0].start].strip() \
+        if caller is None or not p.quotes or any([*p.after, *p.before]) \
+                or p.text[:p.quotes[0].start].strip() \
                 or name_only(prev.quotes[last].text):
             return None
         said = sentences(prev.quotes[last].text)  # its last sentence: `"…, Jo? Dear me!"` is to all

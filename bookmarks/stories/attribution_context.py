@@ -110,9 +110,9 @@ def appositives(texts: list[str], names: dict[str, str]) -> dict[str, str]:
     narration calls old (`old Ben Weatherstaff`).
     `names`: display name → a surface form. A relation (`his friend`) names no one; a
     description given to two people is dropped."""
-    if not names:
-        return {}
     surfaces = {s: n for n, s in names.items() if s[:1].isupper()} | {n: n for n in names if n[:1].isupper()}
+    if not surfaces:
+        return {}  # (only lower-case names, `the doctor`: an empty alternation would match anywhere)
     alternatives = "|".join(re.escape(s) for s in sorted(surfaces, key=len, reverse=True))
     pattern = re.compile(rf"(?<![\w’'-])({alternatives})"
                          rf"(?:,?\s+(?:the|his|her)|,\s+(?:an?|(?P<one>one\s+of\s+the)))\s+(?:[a-z-]+\s+){{0,2}}(?P<noun>{_NOUN_ALT})(?P<s>s)?(?![\w-])")
