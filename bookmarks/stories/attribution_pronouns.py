@@ -38,7 +38,8 @@ class PronounRules:
             if para.text.lstrip().startswith("["):
                 continue  # `[Illustration: …]`, `[Copyright 1894 by George Allen.]`: no one there
             text = blank_quotes(para)
-            if any(self.cast.lookup(m.group(0)) is None for m in _UNNAMED[g].finditer(text)) \
+            if any(self.cast.lookup(re.sub(r"^(?:[Tt]his|[Tt]hat)\s", "the ", m.group(0))) is None
+                   for m in _UNNAMED[g].finditer(text)) \
                     or self._unplaced(k, g):
                 return None  # (`a maid came in`: she may be the maid; a `he said` no one was given)
             fits = {n for _, n, _ in self.events[k] if g in self.cast.gender(n)}

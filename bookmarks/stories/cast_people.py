@@ -83,6 +83,9 @@ def _firm(before: str, name: str) -> bool:
     return bool(m) and name.casefold() not in _KIN and gender_from_name(m.group(1)) is None
 
 
+_DESCRIBED = re.compile(r"(?:the|a|an|this|that)\s+[a-z][\w-]*\s+[a-z]|(?:a|an)\s+[a-z][\w-]*$", re.I)
+
+
 def described_speakers(paras: list, checker: NameChecker, nouns: frozenset[str]) -> dict[str, str]:
     """People a reader knows only by a description that `he`/`she` then continues as a
     speaker: a paragraph that opens with a quotation tagged by a pronoun, right after a
@@ -101,8 +104,8 @@ def described_speakers(paras: list, checker: NameChecker, nouns: frozenset[str])
         if not sex or not (found := main_subjects(prev.text)):
             continue
         subject = " ".join(found[0][1].split())
-        if not re.match(r"(?:the|a|an|this|that)\s+[a-z][\w-]*\s+[a-z]", subject, re.I):
-            continue  # `the lady` may be anyone so called: `the strange woman` is one
+        if not _DESCRIBED.match(subject):
+            continue  # `the lady` may be anyone so called: `the strange woman` is one, `a girl` new
         name = display_name(re.sub(r"^(?:[Aa]n?|[Tt]his|[Tt]hat)\s+", "the ", subject), checker, nouns)
         if not name or gender_from_name(name) != sex:
             continue

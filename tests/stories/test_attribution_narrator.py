@@ -131,6 +131,26 @@ def test_a_description_continued_by_he_or_she_is_a_speaker():
     assert who(bare, "Is that the road to London?") == "narration"
 
 
+def test_someone_new_with_a_bare_description_continued_by_she_is_a_speaker():
+    """`A girl in a grey cloak stood at my elbow` brings in someone new (the indefinite
+    article says so), whom `she` then continues: a reader knows her as the girl, also when
+    the text calls her so later (`The girl was at the door again.`). A bare `the girl` at
+    first meeting might be any girl met before, and makes no character."""
+    text = ("I was alone in the square when something touched my shoulder.\n\n"
+            "A girl wrapped in a grey cloak stood at my elbow, and as she looked up at me I saw "
+            "that she had been crying.\n\n"
+            '"Forgive me," she said, "but is it true that the doctor is dead?"\n\n'
+            '"Who told you so?" I asked.\n\n'
+            "She did not answer. The next night the girl was at the door again.\n\n"
+            "She looked past me into the dark hall.\n\n"
+            '"Is he there?" she whispered.\n')
+    s = said(text)
+    assert who(s, "is it true that the doctor is dead") == "Girl"
+    assert who(s, "Is he there?") == "Girl"
+    bare = said(text.replace("A girl wrapped in a grey cloak stood", "The girl stood"))
+    assert who(bare, "is it true that the doctor is dead") == "narration"
+
+
 def who(s: dict[str, str], fragment: str) -> str:
     """The character of the action holding `fragment` (narration keeps a quotation's marks)."""
     return next(c for t, c in s.items() if fragment in t)

@@ -169,6 +169,23 @@ def test_she_is_carried_back_over_paragraphs_that_speak_only_of_her():
     assert next(c for t, c in said(maid).items() if "heard you coming" in t) != "Miss Anne Catherick"
 
 
+def test_she_is_carried_back_over_this_girl_when_the_girl_is_one_of_the_cast():
+    """`this girl`, where the text knows one girl, is she, not someone new: it does not
+    stop `she` being carried back to her over the paragraphs that speak only of her."""
+    lines = ['"Good night," said Mrs. Dolan, and she went up to bed.',
+             '"Is that the road to London?" said the girl.',
+             '"It is," I said.',
+             'She looked at me, and then at the sky over the city.',
+             'Smith had laughed at me when I spoke of this girl and her eyes, and I thought of it now.',
+             '"Do not follow me," I said, "if you do not wish it."',
+             'She turned to me, and her hand shook on the strap of her bag.',
+             '"I heard you coming," she said.']
+    text = "\n\n".join(lines) + "\n"
+    assert next(c for t, c in said(text).items() if "heard you coming" in t) == "Girl"
+    other = text.replace("this girl", "a woman from the village")
+    assert next(c for t, c in said(other).items() if "heard you coming" in t) != "Girl"
+
+
 def test_a_possessive_names_no_one_who_is_there():
     """`… the lamp in Sarah's window.` ¶ `"…," she said`: the one woman the narration names
     is not there, only her window; `she` is not her."""
@@ -292,7 +309,8 @@ def test_the_husbands_first_name_in_mrs_x_y_is_not_hers():
 def test_she_is_the_one_woman_named_just_before_a_line_of_someone_else():
     """`Mr. Gray looked up at Ellen.` ¶ `"…?" he asked` ¶ `"…," she said`: Ellen, though
     named there only as an object (another woman in the scene keeps `sole` unsure), unless
-    a `he said` no one was given comes just before (someone unknown is talking)."""
+    a `he said` no one was given comes just before (someone unknown is talking: `The woman`,
+    whom the text may have met before; `A woman` would be someone new, a speaker of her own)."""
     text = ("Mrs. Lamb kissed her lodger at the door, and went back to her shop.\n\n"
             "The office was a long room with high windows.\n\n"
             "Mr. Gray looked up from his desk at Ellen.\n\n"
@@ -300,7 +318,7 @@ def test_she_is_the_one_woman_named_just_before_a_line_of_someone_else():
             '"I want work," she said.\n')
     assert said(text)["I want work."] == "Ellen"
     woken = text.replace("The office was a long room with high windows.",
-                         "A woman was waiting by the window.\n\n"
+                         "The woman was waiting by the window.\n\n"
                          '"Is he in?" she asked.')
     assert said(woken)['"I want work," she said.'] == "narration"
 
