@@ -171,10 +171,11 @@ class Resolver:
             return who, f"before:{tag.subject}{self.stage}" if who or _pronoun(tag) else "unknown"
         if unknown_tag(p.seg(i + 1), after=True) or unknown_tag(seg, after=False):
             return None, "unknown"
-        named = self.cast.mentions(_unbracket(seg))
+        named = self.cast.mentions(text := _unbracket(seg))
         others = {n for _, _, n, _ in named} - {p.speakers[i - 1] if i else None}
-        if i and p.speakers[i - 1] and is_tag_only(seg) \
-                and not {n for _, _, n, subject in named if subject} - {p.speakers[i - 1]}:
+        if i and p.speakers[i - 1] and is_tag_only(seg) and not {
+                n for at, _, n, subject in named if subject and not _SUBORDINATE.search(text, 0, at)
+        } - {p.speakers[i - 1]}:
             return p.speakers[i - 1], "same"  # `said Mr. Casaubon, not keeping pace with Mr.
             # Brooke's impetuous reason, "…"`: a name inside the tag's phrase speaks not
         if i and p.speakers[i - 1] and not others and (
@@ -327,6 +328,12 @@ def fits_gender(g: str, genders: set[str]) -> bool:
 def _bracketed(seg: str) -> bool:
     s = seg.strip(" ,;:—–-")
     return s.startswith("(") and s.endswith(")")
+
+
+# a clause that hangs on the tag's (`said Jasper, as he entered the room where his mother and
+# Maud were busy, "…"`): its subjects are not the one who speaks next
+_SUBORDINATE = re.compile(r"\b(?:as|while|whilst|when|where|because|though|although|since|until|till|"
+                          r"that|who|whom|which|whose)\b", re.I)
 
 
 def _unbracket(seg: str) -> str:

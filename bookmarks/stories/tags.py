@@ -134,7 +134,8 @@ SUBJ = (rf"(?:{_POSS}|{_CAP_DESC}|{_DESC}|{PRONOUN}|(?:{_FOND})?{PROPER}|{ANAPHO
         rf"{_GENERIC})")  # `said poor Lucy`
 
 _LEAD = r"^[\s,.;:!?—–\-)(\[]*"
-_VERB_SUBJ = re.compile(rf"{_LEAD}({VERB})(?:\s+(?:back|out|up))?(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’']|-\w)")
+_VERB_SUBJ = re.compile(rf"{_LEAD}(?:{ADV}\s+)?({VERB})(?:\s+(?:back|out|up))?(?:\s+{ADV})?\s+"
+                        rf"(?P<s>{SUBJ})(?![\w’']|-\w)")  # `again said the jailer`
 _SUBJ_VERB = re.compile(rf"{_LEAD}(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}(?:\s+(?P<aux>{AUX})(?:\s+{ADV})?)?"
                         rf"\s+(?P<v>{VERB})\b(?!\s+(?:nothing|no\b))")
 _SENTENCE_END = re.compile(r"[.!?;](?:[’'”\")\]]*)\s+(?=[A-Z(“\"‘'_])")

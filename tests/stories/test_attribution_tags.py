@@ -268,3 +268,25 @@ def test_a_name_ends_at_its_possessive():
 
     paras = _read([(1, "Not all Mr Racksole's American energy would have availed.", None)], "double")
     assert named_persons(paras, KeepEveryWordChecker(), {}) == {"Mr Racksole": "Mr Racksole"}
+
+
+def test_an_adverb_before_the_verb_of_an_inverted_tag():
+    """`"No," again said the jailer`: the tag names the jailer (an adverb may come before
+    the verb, as after it); the line is not the turn of the one who spoke before him."""
+    for adverb in ("again", "then", "at last", "once more"):
+        text = ('"Where is the key?" asked Tom Reed.\n\n"I have it," said the jailer.\n\n'
+                f'"No," {adverb} said the jailer, and he went away.\n')
+        actions = parse_story(text.encode(), "tale.txt", fmt="prose").actions
+        assert (actions[2].character, actions[2].text) == ("Jailer", "No."), adverb
+
+
+def test_a_clause_hanging_on_the_tag_does_not_take_the_rest_of_the_speech():
+    """`"I think," said Tom Reed, as he entered the room where his mother and Maud were
+    busy, "We are late."`: Maud is the subject of a clause inside the tag's sentence, not
+    of one of its own; the speech goes on as Tom's."""
+    text = ('"Where is Maud?" asked Mrs. Reed.\n\n"In the garden," said Maud, coming in.\n\n'
+            '"I think," said Tom Reed, as he entered the room where his mother and Maud were '
+            'busy with their needlework, "We are late."\n')
+    actions = parse_story(text.encode(), "tale.txt", fmt="prose").actions
+    assert [(a.character, a.text) for a in actions if a.character != "narration"][-1] \
+        == ("Tom Reed", "We are late.")
