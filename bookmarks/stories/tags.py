@@ -34,9 +34,10 @@ advised volunteered corroborated attested vouchsafed confided hazarded prompted 
 implored entreated begged besought coaxed soothed purred gushed quavered trilled lisped
 quoted reminded hinted commanded apologized apologised snarled whined wheezed intoned requested
 babbled chattered simpered spluttered sputtered boomed cooed crowed exulted re-echoed
-retorts answers rejoins remarks observes adds cries whimpers mutters vowed vow protest
+retorts answers rejoins remarks observes adds cries whimpers mutters vowed vow protest quoth
 """.split()), key=len, reverse=True)  # bare forms: `Not till then did Miss Bartlett reply:`
 _PHRASES = ["went on", "goes on", "cried out", "called out", "put in", "broke in", "chimed in",
+            "cut in", "struck in", "chipped in",
             "burst out", "broke out", "spoke up", "ventured to ask", "ventured to say",
             "ventured to remark", "called back", "shouted back", "answered back", "snapped back",
             "fired back", "had begun", "was beginning", "spoke", "began again", "broke into",
@@ -183,6 +184,12 @@ _WAS_REPLY = re.compile(rf"{_LEAD}(?:was|came)\s+(?P<s>{PROPER})[’']s\s+(?:[a-
                         r"response|rejoinder)\b")  # `was Mr. Emerson’s reply`
 
 
+# `"No, no," fell from Jasper.` / `broke from the girl` / `came from Steve`, and `answered the
+# voice of Steve behind him`: the speech comes from them
+_FROM = re.compile(rf"{_LEAD}(?:(?:came|fell|broke|burst)\s+(?:forth\s+)?from|"
+                   rf"(?:{ADV}\s+)?{VERB}\s+the\s+voice\s+of)\s+(?P<s>{SUBJ})(?![\w’']|-\w)")
+
+
 _WAS_OWN_REPLY = re.compile(rf"{_LEAD}(?:was|came)\s+(?P<s>his|her)\s+(?:[a-z]+\s+)?(?:reply|answer|retort|"
                             r"response|rejoinder)\b")  # `was his tranquil response`: he answered
 
@@ -206,7 +213,7 @@ def tag_after(seg: str) -> Tag | None:
     seg = clean(seg)
     if m := _WAS_OWN_REPLY.match(seg):
         return Tag({"his": "he", "her": "she"}[m.group("s")], m.start("s"), m.end())
-    for pattern in (_HEARD, _WAS_REPLY, _WAS_ALL, _VERB_SUBJ, _SUBJ_VERB, _AND_SAID):
+    for pattern in (_HEARD, _WAS_REPLY, _WAS_ALL, _FROM, _VERB_SUBJ, _SUBJ_VERB, _AND_SAID):
         if m := pattern.match(seg):
             if pattern is _SUBJ_VERB and _passive(m):
                 return None  # `"And you?" I was asked.`: I am the one spoken to
@@ -214,6 +221,8 @@ def tag_after(seg: str) -> Tag | None:
                 return Tag(seg[m.start("s"):both.end("s2")], m.start("s"), both.end("s2"))
             if m.group("s") in ("Messrs", "Messieurs", "MM") and (names := _NAMES.match(seg, m.end("s"))):
                 return Tag(seg[m.start("s"):names.end()], m.start("s"), names.end())  # a group:
+            if pattern is _FROM and (own := re.match(r"(.+?)[’']s$", m.group("s"))):
+                return Tag(own.group(1), m.start("s"), m.end())  # `from Joseph's dry lips`
             return _tag(m)  # `replied Messrs. Stuart, Fallentin, and Ralph` is no one of them
     return None
 

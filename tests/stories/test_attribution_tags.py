@@ -290,3 +290,20 @@ def test_a_clause_hanging_on_the_tag_does_not_take_the_rest_of_the_speech():
     actions = parse_story(text.encode(), "tale.txt", fmt="prose").actions
     assert [(a.character, a.text) for a in actions if a.character != "narration"][-1] \
         == ("Tom Reed", "We are late.")
+
+
+def test_speech_that_comes_from_someone_and_more_tag_verbs():
+    """`"No, no," fell from Jack Lane.`, `came from Mary Hale's dry lips`, `answered the
+    voice of Tom Reed behind him`, `Jack Lane cut in`, `quoth Jack Lane`: each names who
+    speaks (each was left as narration, or given to the turn)."""
+    base = ('"Where is the key?" asked Tom Reed.\n\n"I have it," said Mary Hale.\n\n'
+            '"I know," said Jack Lane.\n\n')
+    for line, speaker in [('"No, no," fell from Jack Lane.', "Jack Lane"),
+                          ('"Oh, well!" broke from Jack Lane.', "Jack Lane"),
+                          ('"Not I," came from Mary Hale\'s dry lips.', "Mary Hale"),
+                          ('"Yes," answered the voice of Tom Reed behind him.', "Tom Reed"),
+                          ('"Yes," Jack Lane cut in.', "Jack Lane"),
+                          ('"Yes," Jack Lane struck in.', "Jack Lane"),
+                          ('"Yes," quoth Jack Lane.', "Jack Lane")]:
+        actions = parse_story((base + line + "\n").encode(), "tale.txt", fmt="prose").actions
+        assert actions[3].character == speaker, line
