@@ -326,6 +326,8 @@ def tag_before(seg: str) -> Tag | None:
     `X looked up and said `, `she went on, without looking round, `."""
     seg = clean(seg)
     start, sentence = last_sentence(seg)
+    if _CAP_VERB.match(sentence):  # `Said the Queen:` opens its sentence with the verb
+        sentence = re.sub(r"\S", lambda c: c.group(0).lower(), sentence, count=1)
     aside = _TRAILING_ASIDE.search(sentence)
     for v in reversed(_verbs(sentence)):
         if aside and v.start() >= aside.start():
@@ -375,6 +377,9 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     if m := re.search(rf"(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s*$", head):
         if not _object_pronoun(head, m):
             return m.start("s"), m.group("s")
+    if m := _SUBJ_ASIDE.search(head):  # `Jack, however, said:` / `Jack, after a pause, answered:`
+        if not _object_pronoun(head, m):
+            return m.start("s"), m.group("s")
     if m := re.match(rf"(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’']|-\w)", after):
         return v.end() + m.start("s"), m.group("s")
     head = _TIME_PHRASE.sub(" ", head)  # `and after a few moments added:`, `and, in a low voice, said`
@@ -385,6 +390,10 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     return 0, ""
 
 
+_CAP_VERB = re.compile(r"\s*(?:Said|Asked|Cried|Replied|Answered|Added|Returned|Continued|Observed|"
+                       r"Remarked|Quoth)\s")
+_SUBJ_ASIDE = re.compile(rf"(?:^|[.!?;:]\s+|,\s+(?:and|but|then)\s+)\s*(?P<s>{SUBJ}),\s*(?!and\b|but\b|or\b)"
+                         rf"[^,;:.!?“”\"]{{1,40}},\s*(?:{ADV}\s+)?$")
 _TRAILING_ASIDE = re.compile(r",\s*(?:as\s+if|as\s+though|as|while|though|when)\b[^,;:.!?]{0,100},\s*$")
 _TIME_PHRASE = re.compile(r"(?<=\band)(?:,)?\s+(?:after|in|with|at|for)\s+(?:a|an|the|his|her|some)\s+"
                           r"(?:[a-z]+\s+){0,2}?(?:moments?|minutes?|while|pause|time|voice|tone|whisper|"

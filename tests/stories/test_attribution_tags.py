@@ -307,3 +307,16 @@ def test_speech_that_comes_from_someone_and_more_tag_verbs():
                           ('"Yes," quoth Jack Lane.', "Jack Lane")]:
         actions = parse_story((base + line + "\n").encode(), "tale.txt", fmt="prose").actions
         assert actions[3].character == speaker, line
+
+
+def test_a_tag_before_with_an_aside_between_name_and_verb_or_the_verb_first():
+    """`Jack Lane, however, said:`, `Jack Lane, after a pause, answered:`, `Jack Lane, who had
+    been silent, said,` and `Said Jack Lane:` introduce Jack Lane's line (each was left as
+    narration)."""
+    base = ('"Where is the key?" asked Tom Reed.\n\n"I have it," said Mary Hale.\n\n'
+            '"I know," said Jack Lane.\n\n')
+    for line in ['Jack Lane, however, said: "Yes."', 'Jack Lane, after a pause, answered: "Yes."',
+                 'Jack Lane, who had been silent, said, "Yes."', 'Said Jack Lane: "Yes."']:
+        actions = parse_story((base + line + "\n").encode(), "tale.txt", fmt="prose").actions
+        assert [(a.character, a.text) for a in actions if a.character != "narration"][-1] \
+            == ("Jack Lane", "Yes."), line
