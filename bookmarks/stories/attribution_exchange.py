@@ -285,3 +285,28 @@ def check_next_tag(paras) -> None:
                 and nxt.how[first].startswith(("after:", "before:")):
             p.speakers = [None] * len(p.quotes)
             p.how = [""] * len(p.quotes)
+
+
+_BEAT_SEX = re.compile(r"\s*(?:(?P<m>He)|(?P<f>She))\s+(?!(?:said|asked|says|asks)\b)[a-z]+")
+
+
+def check_beat_sex(paras, cast) -> None:
+    """A line a counting rule gave to X, whose paragraph goes on right after it with `She
+    stopped and put her hand to her forehead` while X is a man (or `He …` for a woman), is
+    taken back: the beat says who spoke, and it is not X. Runs after every rule that counts."""
+    for p in paras:
+        if (s := _single(p)) is None or not _by(p, (*_WEAK, "exchange")) or not (sex := cast.gender(s)):
+            continue
+        for i, q in enumerate(p.quotes[:-1] if len(p.quotes) > 1 else p.quotes):
+            if q.speech and p.speakers[i] == s and (m := _BEAT_SEX.match(p.seg(i + 1))) \
+                    and sex == {"f" if m.group("m") else "m"}:
+                p.speakers = [None] * len(p.quotes)
+                p.how = [""] * len(p.quotes)
+                break
+
+
+def check_counts(paras, cast) -> None:
+    """The last passes, after every rule that counts: a line the next line's tag or its own
+    beat says is someone else's is taken back."""
+    check_next_tag(paras)
+    check_beat_sex(paras, cast)

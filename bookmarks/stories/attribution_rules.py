@@ -37,7 +37,7 @@ from bookmarks.stories.attribution_context import (
     pronoun_gender,
     sentences,
 )
-from bookmarks.stories.attribution_exchange import check_next_tag, check_turns, solve_exchanges
+from bookmarks.stories.attribution_exchange import check_counts, check_turns, solve_exchanges
 from bookmarks.stories.attribution_pronouns import _GENDER_WORDS, _THINGS_OF, PronounRules
 from bookmarks.stories.attribution_relations import RelationRules
 from bookmarks.stories.attribution_scene import _PERSON, SceneRules
@@ -485,7 +485,7 @@ def attribute_dialogue(
     fill_between(paras, cast)
     check_turns(paras, cast)
     solve_exchanges(paras, cast)
-    check_next_tag(paras)
+    check_counts(paras, cast)
     drafts = [d for pi, p in enumerate(paras) for d in drafts_of(p, resolver.tags[pi])]
     spoken = {d.character for d in drafts}
     aliases = {person.name: sorted(f for f in person.forms if _fold(f) != _fold(person.name)

@@ -4,6 +4,7 @@ placed by a later tag and by the names the lines call."""
 
 from __future__ import annotations
 
+from bookmarks.stories.importers import parse_story
 from tests.stories.test_attribution_family import who
 
 OPENING = "The kitchen was warm and the kettle sang on the hob.\n\n"
@@ -141,3 +142,16 @@ def test_a_counted_line_before_a_tag_of_the_same_speaker_is_taken_back():
     assert who(text, "always late on a Monday") == "narration"
     alone = text.replace('"Then I shall wait for him at the gate," said Tom.', "The clock struck nine.")
     assert who(alone, "always late on a Monday") == "Tom"
+
+
+def test_a_beat_of_the_other_sex_takes_back_a_counted_line():
+    """`"Not yet." She stopped and looked at the fire.` in a talk of two men: the count would
+    give the line to Jack Lane, but the beat right after it says a woman spoke it."""
+    text = ('"Where is the key?" asked Tom Reed.\n\n"I have it," said Jack Lane.\n\n'
+            '"Give it to me."\n\n'
+            '"Not yet. I need it." She stopped and looked at the fire. "Perhaps tomorrow."\n')
+    actions = parse_story(text.encode(), "tale.txt", fmt="prose").actions
+    assert actions[2].character == "Tom Reed"
+    assert all(a.character == "narration" for a in actions[3:])
+    him = parse_story(text.replace("She stopped", "He stopped").encode(), "tale.txt", fmt="prose").actions
+    assert {a.character for a in him[3:]} - {"narration"} == {"Jack Lane"}
