@@ -266,6 +266,8 @@ def _pet_forms(heads: list[str]) -> dict[str, str]:
         if words and not TITLE_GENDER.get(words[0].rstrip(".").casefold()):
             for short in SHORT_FORMS.get(words[0].casefold(), ()):
                 owners.setdefault((short, tuple(words[1:])), set()).add(head)
+                if len(words) > 1:  # `Tom` alone is `Thomas Reed`, the one Thomas
+                    owners.setdefault((short, ()), set()).add(head)
     out = {}
     for head in heads:
         words = head.split()
@@ -278,8 +280,9 @@ def _pet_forms(heads: list[str]) -> dict[str, str]:
 def _title_fits(title: str | None, core: frozenset[str], head: str,
                 titles: dict[frozenset[str], set[str]]) -> bool:
     head_title, head_core = _core(head)
-    if title is None and head_title in WIFE_TITLES and len(core) == 1:
-        return False  # `James` is not `Mrs. James`, his wife
+    if title is None and head_title in WIFE_TITLES and len(core) == 1 \
+            and not (FIRST_NAMES.get(next(iter(core))) == FEMALE and len(head_core) > 1):
+        return False  # `James` is not `Mrs. James`, his wife (`Mary` is `Mrs. Mary Dolan`)
     if title is None or head_title == title:
         return True
     if head_title is not None:

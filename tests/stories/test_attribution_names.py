@@ -90,3 +90,24 @@ def test_a_group_is_never_the_he_of_a_tag():
             'M. de Treville had three or four times paced the room in silence--he stopped all at '
             'once in front of them, "Do you know what the king said to me," cried he.\n')
     assert who(text, "what the king said") == "M. de Treville"
+
+
+def _speakers(text: str) -> list[str]:
+    return sorted({a.character for a in parse_story(text.encode(), "tale.txt", fmt="prose").actions
+                   if a.character != "narration"})
+
+
+def test_a_bare_pet_name_and_a_womans_own_first_name_after_mrs_are_one_character():
+    """`said Tom` where the text's one Thomas is `Thomas Reed`, `said Lizzy` beside
+    `Elizabeth Bennet`: a nickname of the one full name is that character. `said Mary` beside
+    `Mrs. Mary Dolan`: a woman's first name after `Mrs.` is her own (`Mrs. Alexander Bell`'s
+    `Alexander` is her husband's, and stays apart)."""
+    assert _speakers('"Come in," said Thomas Reed.\n\n"Thank you," said Jack Lane.\n\n'
+                     '"Sit down," said Tom.\n\n"I will," said Jack.\n') == ["Jack Lane", "Thomas Reed"]
+    assert _speakers('"Come in," said Elizabeth Bennet.\n\n"Thank you," said Mr. Darcy.\n\n'
+                     '"Sit down," said Lizzy.\n\n"I will," said Darcy.\n') \
+        == ["Elizabeth Bennet", "Mr. Darcy"]
+    assert _speakers('"Come in," said Mrs. Mary Dolan.\n\n"Thank you," said Tom Reed.\n\n'
+                     '"Sit down," said Mrs. Dolan.\n\n"Tea?" said Mary.\n') == ["Mrs. Mary Dolan", "Tom Reed"]
+    assert _speakers('"Come in," said Mrs. Alexander Bell.\n\n"Thank you," said Tom Reed.\n\n'
+                     '"Sit down," said Alexander.\n') == ["Alexander", "Mrs. Alexander Bell", "Tom Reed"]
