@@ -176,7 +176,7 @@ def _tag(m: re.Match, offset: int = 0) -> Tag:
     return Tag(m.group("s"), m.start("s") + offset, m.end() + offset)
 
 
-_HEARD = re.compile(rf"{_LEAD}(?:I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey)\s+(?:heard|hear)\s+(?P<s>{SUBJ})\s+"
+_HEARD = re.compile(rf"{_LEAD}(?:I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|{PROPER})\s+(?:heard|hear)\s+(?P<s>{SUBJ})\s+"
                     r"(?:say|cry|ask|exclaim|mutter|whisper|shout|remark|call|reply)\b")
 
 
@@ -221,8 +221,9 @@ def tag_after(seg: str) -> Tag | None:
                 return Tag(seg[m.start("s"):both.end("s2")], m.start("s"), both.end("s2"))
             if m.group("s") in ("Messrs", "Messieurs", "MM") and (names := _NAMES.match(seg, m.end("s"))):
                 return Tag(seg[m.start("s"):names.end()], m.start("s"), names.end())  # a group:
-            if pattern is _FROM and (own := re.match(r"(.+?)[’']s$", m.group("s"))):
-                return Tag(own.group(1), m.start("s"), m.end())  # `from Joseph's dry lips`
+            if (own := re.match(r"(.+?)[’']s$", m.group("s"))) and _VOICE.match(seg, m.end("s")):
+                return Tag(own.group(1), m.start("s"), m.end())  # `from Joseph's dry lips`,
+                # `answered Mary's voice`: theirs
             return _tag(m)  # `replied Messrs. Stuart, Fallentin, and Ralph` is no one of them
     return None
 
@@ -377,6 +378,8 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     if m := re.search(rf"(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s*$", head):
         if not _object_pronoun(head, m):
             return m.start("s"), m.group("s")
+    if m := re.search(rf"(?P<s>{PROPER})[’']s(?:{_VOICE.pattern})\s*$", head):
+        return m.start("s"), m.group("s")  # `Mary Hale's voice said,`: hers
     if m := _SUBJ_ASIDE.search(head):  # `Jack, however, said:` / `Jack, after a pause, answered:`
         if not _object_pronoun(head, m):
             return m.start("s"), m.group("s")

@@ -320,3 +320,16 @@ def test_a_tag_before_with_an_aside_between_name_and_verb_or_the_verb_first():
         actions = parse_story((base + line + "\n").encode(), "tale.txt", fmt="prose").actions
         assert [(a.character, a.text) for a in actions if a.character != "narration"][-1] \
             == ("Jack Lane", "Yes."), line
+
+
+def test_a_voice_of_someones_is_theirs_and_so_is_what_another_hears_them_say():
+    """`answered Mary Hale's voice` and `Mary Hale's voice said,` are Mary Hale's (the first
+    made a character `Mary Hale's`, the second was left as narration); `Tom Reed heard Mary
+    Hale say` is hers, whoever hears it (only a pronoun could hear before)."""
+    base = ('"Where is the key?" asked Tom Reed.\n\n"I have it," said Mary Hale.\n\n'
+            '"I know," said Jack Lane.\n\n')
+    for line in ['"Yes," answered Mary Hale\'s voice.', 'Mary Hale\'s voice said, "Yes."',
+                 '"Yes," Tom Reed heard Mary Hale say.']:
+        actions = parse_story((base + line + "\n").encode(), "tale.txt", fmt="prose").actions
+        assert [(a.character, a.text) for a in actions if a.character != "narration"][-1] \
+            == ("Mary Hale", "Yes."), line
