@@ -141,6 +141,7 @@ _AND_SAID = re.compile(rf"{_LEAD}(?P<s>{_DESC}|{PRONOUN}|{PROPER})\s+[a-z]{{2,}}
                        rf",?\s+and\s+(?:then\s+)?{VERB}\b(?!\s+(?:nothing|no|not|never)\b)")
 
 
+_APPOSED = re.compile(rf"\s+(?P<s>{PROPER})(?![\w’']|-\w)")  # a name in apposition: `his sister Maud`
 _NAMES = re.compile(rf"\.?\s+{PROPER}(?:,?\s+(?:and\s+)?{PROPER})*")
 
 
@@ -153,6 +154,10 @@ def tag_after(seg: str) -> Tag | None:
         if m := pattern.match(seg):
             if pattern is _SUBJ_VERB and _passive(m):
                 return None  # `"And you?" I was asked.`: I am the one spoken to
+            if pattern is _VERB_SUBJ and re.fullmatch(_DESC, m.group("s")) \
+                    and (named := _APPOSED.match(seg, m.end("s"))) \
+                    and named.group("s").split()[0].casefold() not in STOP_WORDS:  # `said his sister Maud`
+                return Tag(named.group("s"), named.start("s"), named.end("s"))
             if pattern is _VERB_SUBJ and (both := _AND_OTHER.match(seg, m.end())):
                 return Tag(seg[m.start("s"):both.end("s2")], m.start("s"), both.end("s2"))
             if m.group("s") in ("Messrs", "Messieurs", "MM") and (names := _NAMES.match(seg, m.end("s"))):

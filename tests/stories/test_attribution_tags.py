@@ -333,3 +333,15 @@ def test_a_voice_of_someones_is_theirs_and_so_is_what_another_hears_them_say():
         actions = parse_story((base + line + "\n").encode(), "tale.txt", fmt="prose").actions
         assert [(a.character, a.text) for a in actions if a.character != "narration"][-1] \
             == ("Mary Hale", "Yes."), line
+
+
+def test_a_name_after_a_relation_in_a_tag_is_the_speaker():
+    """`said his sister Maud` and `protested his sister Dora`: the name in apposition says
+    who speaks (the first made a character `Sister`, the second was left unsure between the
+    two sisters); `said his father Sunday morning` is still his father."""
+    text = ('"There is a man hanged today," said Jasper Milvain, and he went on with his egg.\n\n'
+            '"Surely it is not necessary to tell us that," said his sister Maud, coldly.\n\n'
+            '"And in such a tone, too!" protested his sister Dora.\n\n'
+            '"Who is it?" asked Mrs. Milvain, looking at her son.\n')
+    actions = parse_story(text.encode(), "tale.txt", fmt="prose").actions
+    assert [a.character for a in actions if a.character != "narration"][1:3] == ["Maud", "Dora"]
