@@ -126,10 +126,12 @@ _FROM = re.compile(rf"{_LEAD}(?:(?:came|fell|broke|burst)\s+(?:forth\s+)?from|"
                    rf"(?:{ADV}\s+)?{VERB}\s+the\s+voice\s+of)\s+(?P<s>{SUBJ})(?![\w’']|-\w)")
 
 
-_WAS_OWN_REPLY = re.compile(rf"{_LEAD}(?:was|came)\s+(?P<s>his|her)\s+(?:[a-z]+\s+)?(?:reply|answer|retort|"
-                            r"response|rejoinder)\b")  # `was his tranquil response`: he answered
+_WAS_OWN_REPLY = re.compile(rf"{_LEAD}(?:was|came)\s+(?P<s>his|her|my)\s+(?:[a-z]+\s+)?"
+                            r"(?:reply|answer|retort|response|rejoinder)\b")  # `was his tranquil response`
 
 
+_MYSELF = re.compile(rf"{_LEAD}(?P<s>I)\s+(?:heard|found)\s+myself\s+(?:say|saying|cry|crying|ask|asking|"
+                     r"answer|answering|reply|replying|exclaim|exclaiming)\b")
 _WAS_ALL = re.compile(rf"{_LEAD}(?:was|is)\s+all\s+(?:that\s+)?(?P<s>{SUBJ})\s+(?:would\s+|could\s+)?"
                       rf"{VERB}\b")
 # `"Oh, they're not so bad," was all he answered.`
@@ -148,8 +150,10 @@ _NAMES = re.compile(rf"\.?\s+{PROPER}(?:,?\s+(?:and\s+)?{PROPER})*")
 def tag_after(seg: str) -> Tag | None:
     """The speech tag at the start of the narration after a quotation."""
     seg = clean(seg)
-    if m := _WAS_OWN_REPLY.match(seg):
-        return Tag({"his": "he", "her": "she"}[m.group("s")], m.start("s"), m.end())
+    if m := _WAS_OWN_REPLY.match(seg):  # `was his tranquil response`, `was my answer`
+        return Tag({"his": "he", "her": "she", "my": "I"}[m.group("s")], m.start("s"), m.end())
+    if m := _MYSELF.match(seg):  # `"Hullo!" I heard myself say.`: the narrator's
+        return Tag("I", m.start("s"), m.end())
     for pattern in (_HEARD, _WAS_REPLY, _WAS_ALL, _FROM, _VERB_SUBJ, _SUBJ_VERB, _AND_SAID):
         if m := pattern.match(seg):
             if pattern is _SUBJ_VERB and _passive(m):

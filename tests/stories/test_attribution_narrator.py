@@ -214,3 +214,15 @@ def test_a_narrator_called_by_name_in_lines_said_to_me_is_named_so():
             '"I won\'t," I said.\n')
     names = {c.name for c in parse_story(text.encode(), "t.txt", fmt="prose").characters}
     assert "Nick" in names and "Narrator" not in names
+
+
+def test_the_narrators_own_answer_and_what_they_hear_themselves_say():
+    """`"Hullo," was my answer.` and `"Hullo!" I heard myself say.` are the first-person
+    narrator's lines (both were left as narration)."""
+    intro = ("I had not seen Davies for a year when his letter came.\n\n"
+             "I went down by the night train, and I was tired.\n\n"
+             "I found him on the quay, and I knew him at once.\n\n"
+             '"You are late," said Davies.\n\n')
+    for line in ['"Hullo," was my answer.', '"Hullo!" I heard myself say.']:
+        s = said(intro + line + "\n")
+        assert who(s, "Hullo") == "Narrator", line
