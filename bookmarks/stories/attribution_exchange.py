@@ -292,12 +292,14 @@ _BEAT_SEX = re.compile(r"\s*(?:(?P<m>He)|(?P<f>She))\s+(?!(?:said|asked|says|ask
 
 def check_beat_sex(paras, cast) -> None:
     """A line a counting rule gave to X, whose paragraph goes on right after it with `She
-    stopped and put her hand to her forehead` while X is a man (or `He …` for a woman), is
-    taken back: the beat says who spoke, and it is not X. Runs after every rule that counts."""
+    stopped and put her hand to her forehead` and into more speech, while X is a man (or
+    `He …` for a woman), is taken back: the beat says who spoke, and it is not X (a beat
+    that ends the paragraph may be the other's answer, as `Resolver.backward` reads it).
+    Runs after every rule that counts."""
     for p in paras:
         if (s := _single(p)) is None or not _by(p, (*_WEAK, "exchange")) or not (sex := cast.gender(s)):
             continue
-        for i, q in enumerate(p.quotes[:-1] if len(p.quotes) > 1 else p.quotes):
+        for i, q in enumerate(p.quotes[:-1]):
             if q.speech and p.speakers[i] == s and (m := _BEAT_SEX.match(p.seg(i + 1))) \
                     and sex == {"f" if m.group("m") else "m"}:
                 p.speakers = [None] * len(p.quotes)
