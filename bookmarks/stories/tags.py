@@ -323,6 +323,8 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     if m := re.search(rf"(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s*$", head):
         if not _object_pronoun(head, m):
             return m.start("s"), m.group("s")
+    if m := re.search(rf"\b[Ii]t\s+was\s+(?P<s>{SUBJ})\s+(?:who|that)\s+$", head):
+        return m.start("s"), m.group("s")  # `It was Jack who answered.`
     if m := re.search(rf"(?P<s>{PROPER})[’']s(?:{_VOICE.pattern})\s*$", head):
         return m.start("s"), m.group("s")  # `Mary Hale's voice said,`: hers
     if m := _SUBJ_ASIDE.search(head):  # `Jack, however, said:` / `Jack, after a pause, answered:`

@@ -345,3 +345,12 @@ def test_a_name_after_a_relation_in_a_tag_is_the_speaker():
             '"Who is it?" asked Mrs. Milvain, looking at her son.\n')
     actions = parse_story(text.encode(), "tale.txt", fmt="prose").actions
     assert [a.character for a in actions if a.character != "narration"][1:3] == ["Maud", "Dora"]
+
+
+def test_it_was_x_who_answered_before_the_line():
+    """`It was Jack Lane who answered. "Yes."`: the cleft names who speaks (it was left as
+    narration)."""
+    text = ('"Where is the key?" asked Tom Reed.\n\n"I have it," said Mary Hale.\n\n'
+            '"I know," said Jack Lane.\n\nIt was Jack Lane who answered. "Yes."\n')
+    actions = parse_story(text.encode(), "tale.txt", fmt="prose").actions
+    assert [(a.character, a.text) for a in actions if a.character != "narration"][-1] == ("Jack Lane", "Yes.")
