@@ -149,6 +149,11 @@ def test_an_untagged_line_before_a_pronoun_beat_is_the_beats_subject():
     assert next(c for t, c in s.items() if "like it better" in t) == "Miss Vane"
 
 
+def _heard(text: str) -> str:
+    """The character of the line `"I heard you coming," she said.` in `text`."""
+    return next(c for t, c in said(text).items() if "heard you coming" in t)
+
+
 def test_she_is_carried_back_over_paragraphs_that_speak_only_of_her():
     """A first-person narrator and a woman met on the road (another woman spoke earlier):
     `she said` four paragraphs after her last named line is still hers when everything
@@ -164,9 +169,9 @@ def test_she_is_carried_back_over_paragraphs_that_speak_only_of_her():
              'She turned to me, and her hand shook on the strap of her bag.',
              '"I heard you coming," she said.']
     text = "\n\n".join(lines) + "\n"
-    assert next(c for t, c in said(text).items() if "heard you coming" in t) == "Miss Anne Catherick"
-    maid = text.replace("She turned to me, and her hand", "A maid came up to me, and her hand")
-    assert next(c for t, c in said(maid).items() if "heard you coming" in t) != "Miss Anne Catherick"
+    assert _heard(text) == "Miss Anne Catherick"
+    assert _heard(text.replace("She turned to me, and her hand", "A maid came up to me, and her hand")) \
+        != "Miss Anne Catherick"
 
 
 def test_she_is_carried_back_over_this_girl_when_the_girl_is_one_of_the_cast():
@@ -181,9 +186,8 @@ def test_she_is_carried_back_over_this_girl_when_the_girl_is_one_of_the_cast():
              'She turned to me, and her hand shook on the strap of her bag.',
              '"I heard you coming," she said.']
     text = "\n\n".join(lines) + "\n"
-    assert next(c for t, c in said(text).items() if "heard you coming" in t) == "Girl"
-    other = text.replace("this girl", "a woman from the village")
-    assert next(c for t, c in said(other).items() if "heard you coming" in t) != "Girl"
+    assert _heard(text) == "Girl"
+    assert _heard(text.replace("this girl", "a woman from the village")) != "Girl"
 
 
 def test_a_possessive_names_no_one_who_is_there():
