@@ -15,7 +15,6 @@ words) keeps the profile as of the last good chunk; both are `fallback` events.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -35,6 +34,7 @@ from bookmarks.engine.grounding import (
     grounded_event,
 )
 from bookmarks.engine.recall import new_bookmark, visible_bookmarks
+from bookmarks.engine.tasks import gather_all
 from bookmarks.engine.textsearch import bm25_rank, mention_pattern
 from bookmarks.errors import StructuredOutputError
 from bookmarks.memory import PROFILE, Bookmark, ProfileContent
@@ -170,8 +170,8 @@ class ETAGrounder:
                 events.append({"kind": "reused", "bookmark": bm, "title": title, "type": PROFILE,
                                "subject": req.character, "from_p": bm.p, "asked": 0})
             bms.append(bm)
-        await asyncio.gather(*(self._sync(req, bm, spec, writes, events, meter)
-                               for bm, spec in zip(bms, chosen, strict=True)))
+        await gather_all(*(self._sync(req, bm, spec, writes, events, meter)
+                           for bm, spec in zip(bms, chosen, strict=True)))
         pieces = [Piece(label=bm.title, text=bm.content.text, evidence=bm.content.evidence[-8:],
                         bookmark=bm) for bm in bms]
         text, kept = compose(pieces, self.token_budget)

@@ -36,6 +36,7 @@ from bookmarks.engine.sync import (
     sync_concept,
     sync_state,
 )
+from bookmarks.engine.tasks import gather_all
 from bookmarks.engine.textsearch import bm25_rank, mention_pattern
 from bookmarks.errors import StructuredOutputError
 from bookmarks.memory import BOOKMARK_TYPES, BehavioralContent, Bookmark, render_concept, render_state
@@ -137,8 +138,8 @@ class BookmarksGrounder:
                                     block=self.options.sync.state_block,
                                     concurrency=self.options.concurrency)
         sem = asyncio.Semaphore(max(1, self.options.concurrency))
-        return await asyncio.gather(*(self._sync(req, bm, step.cast, step.p_new, sem)
-                                      for bm in step.selected))
+        return await gather_all(*(self._sync(req, bm, step.cast, step.p_new, sem)
+                                  for bm in step.selected))
 
     def conclude(self, req: GroundRequest, step: Step, results: list[SyncResult]) -> Grounding:
         """Record the synchronizations and compose the grounding."""

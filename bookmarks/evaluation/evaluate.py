@@ -23,6 +23,7 @@ from bookmarks.engine.ground import ground_at
 from bookmarks.engine.joint_sync import resolve_mode
 from bookmarks.engine.lineage import IndexedLine, Lineage
 from bookmarks.engine.prompts import clip
+from bookmarks.engine.tasks import gather_all
 from bookmarks.errors import BookmarksError, NoUsableLineError, StructuredOutputError
 from bookmarks.evaluation.walk import eligible_points, spread
 from bookmarks.models.llm import LLM, model_identity
@@ -94,7 +95,7 @@ async def judge(judge_llm: LLM, *, mode: str = "independent", **kw) -> dict[str,
         verdict = await judge_llm.structured(judge_messages(**kw), Judgement,
                                              purpose="judge:nap", max_tokens=80)
         return {d: 100 if getattr(verdict, d) == "yes" else 0 for d in DIMENSIONS}
-    answers = await asyncio.gather(*(
+    answers = await gather_all(*(
         judge_llm.structured(dimension_messages(dimension=d, **kw), Answer,
                              purpose=f"judge:nap:{d}", max_tokens=12) for d in DIMENSIONS))
     return {d: 100 if a.answer == "yes" else 0 for d, a in zip(DIMENSIONS, answers, strict=True)}
@@ -241,9 +242,10 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
     try:
         await asyncio.gather(*shards)
         await asyncio.gather(*in_flight)
-    finally:
+    finally:  # a failure stops the run: no call of it goes on at the server
         for t in [*shards, *in_flight]:
             t.cancel()
+        await asyncio.gather(*shards, *in_flight, return_exceptions=True)
     summary = summarize_nap(store.records(run["id"]))
     store.finish_run(run["id"], {**summary, **_apart(store.records(run["id"]), llms)})
     return store.run(run["id"])

@@ -7,6 +7,7 @@ compared normalized) is unique in the schema; a migration merges existing duplic
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import Counter
 
@@ -14,6 +15,7 @@ import pytest
 
 from bookmarks.engine.grounding import MemoryWrites
 from bookmarks.engine.recall import new_bookmark
+from bookmarks.errors import ModelError
 from bookmarks.models.llm import run_sync
 from bookmarks.models.testing import ScriptedFakeModel, ScriptedMemory
 from bookmarks.scenes.background import Prefetcher
@@ -97,6 +99,44 @@ def test_a_turn_and_a_background_job_create_each_bookmark_once(setup):
     worker.join(120)
     assert pre.wait_idle(120) and "turn" in result
     assert max(identities(store).values()) == 1
+
+
+class OneFailsOneWaits(ScriptedFakeModel):
+    """Test double: the concept synchronization fails at once, the state one waits."""
+
+    def __init__(self):
+        self.script = ScriptedMemory(sections=SECTIONS)
+        super().__init__(default=self.script, sync_mode="separate")
+        self.held, self.waiting = threading.Event(), threading.Event()
+
+    async def chat(self, request):
+        kind = self.script.kind(request)
+        if kind == "concept":
+            raise ModelError("The model server refused: injected")
+        if kind in ("state", "first_state"):
+            self.waiting.set()
+            await asyncio.to_thread(self.held.wait, 120)
+        return await super().chat(request)
+
+
+def test_a_failed_synchronization_leaves_none_of_its_siblings_running(store):
+    """One of a step's synchronizations fails while another is at the server: the job
+    ends only once the other has been cancelled (it used to run on, untracked)."""
+    sid = store.add_story(generated_story(300))
+    fake = OneFailsOneWaits()
+    llms = {"memory": make_llm(fake, store), "actor": make_llm(fake, store, role="actor")}
+    scene = store.create_scene(sid, start_point=250, cast=["Ada", "Ben"], method="bookmarks",
+                               settings={"budget": 3})
+    pre = Prefetcher(store, llms, state_block=16)
+    try:
+        pre.schedule(scene.id, "Ada")
+        assert fake.waiting.wait(60)  # the state synchronization is at the server
+        assert pre.wait_idle(60)  # the concept one failed: the job ended
+        assert pre.status(scene.id)["state"] == "failed"
+        assert pre.untracked() == 0 and pre.running() == []
+    finally:
+        fake.held.set()
+        pre.close()
 
 
 def test_creating_a_bookmark_is_idempotent(store):
