@@ -69,6 +69,7 @@ class Label:
     marked: str = ""  # the whole quotation with its marks, when the anchor holds it
     found: str | None = None  # the gold name the importer's speaker maps to, or NARRATION
     raw: str = NARRATION  # the importer's character
+    check: str | None = None  # why the import says to check its speaker (Action.check)
 
 
 def paragraphs_of(text: str) -> list[tuple[int, int]]:
@@ -220,6 +221,7 @@ def resolve(story: Story, text: str, labels: list[Label], cast: dict) -> None:
             label.found = None
             continue
         label.raw = story.actions[pick].character
+        label.check = story.actions[pick].check
         label.found = NARRATION if label.raw == NARRATION else gold_name(story, label.raw, cast)
 
 
@@ -238,6 +240,8 @@ class Score:
     unmapped: int = 0
     speakers: int = 0  # gold characters given a line
     split: int = 0  # of those, given lines under two imported characters or more
+    checked: int = 0  # attributed paragraphs the import marks for checking (Action.check)
+    checked_right: int = 0
 
     def add(self, other: Score) -> None:
         for k in self.__dataclass_fields__:
@@ -251,6 +255,15 @@ class Score:
                 f" | not-speech made speech {self.not_speech_made}/{self.not_speech}"
                 + (f" | unmapped {self.unmapped}" if self.unmapped else "")
                 + f" | split {self.split}/{self.speakers} characters")
+
+    def check_line(self) -> str:
+        """How well the import's marks for checking single out its wrong speakers."""
+        pct = lambda a, b: f"{100 * a / b:5.1f}%" if b else "    –"  # noqa: E731
+        sure, wrong = self.attributed - self.checked, self.attributed - self.right
+        return (f"to check {pct(self.checked, self.attributed)} of attributed, right "
+                f"{pct(self.checked_right, self.checked)} | not marked right "
+                f"{pct(self.right - self.checked_right, sure)} | wrong ones marked "
+                f"{pct(self.checked - self.checked_right, wrong)} of {wrong}")
 
 
 def score(labels: list[Label]) -> Score:
@@ -275,7 +288,11 @@ def score(labels: list[Label]) -> Score:
         s.quoted += any(lb.speaker for lb in group)
         if given:
             s.attributed += 1
-            s.right += all(lb.found == lb.speaker for lb in given)
+            right = all(lb.found == lb.speaker for lb in given)
+            s.right += right
+            if any(lb.check for lb in given):
+                s.checked += 1
+                s.checked_right += right
     return s
 
 
@@ -323,7 +340,7 @@ def main() -> int:
             print(f"{slug:40s} [{story.source_format}{note}]\n    {s.line()}")
             if args.verbose:
                 print("\n".join(misses(slug, labels)))
-        print(f"{part.upper():40s}\n    {total.line()}")
+        print(f"{part.upper():40s}\n    {total.line()}\n    {total.check_line()}")
         if part == "test":
             att = total.attributed / total.quoted if total.quoted else 0.0
             prec = total.right / total.attributed if total.attributed else 0.0

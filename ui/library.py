@@ -21,14 +21,19 @@ from .render import esc, parse_id, story_label, user_errors
 
 PAGE = 50
 EVERY, QUOTED = "every line", "narration holding a quote"
+CHECK = "lines to check (speaker less sure)"
 _QUOTE = re.compile(r"[“”\"]|(?:^|\s)[‘'][A-Z]")  # a double quote, or a single one opening
 
 
 def storyline_view(actions: list, view: str) -> list:
     """The storyline lines a view shows: every line, the narration that holds a quotation
-    (speech the rules may have left unattributed), or one character's lines."""
+    (speech the rules may have left unattributed), the lines whose speaker the import's
+    rules were less sure of (`Action.check`: no tag named the speaker), or one character's
+    lines."""
     if view == QUOTED:
         return [a for a in actions if a.character == "narration" and _QUOTE.search(a.text)]
+    if view == CHECK:
+        return [a for a in actions if a.check]
     return actions if view in ("", EVERY) else [a for a in actions if a.character == view]
 
 
@@ -135,7 +140,10 @@ def build_library_tab(services: Services) -> dict:
                     gr.Markdown("Click a line of the storyline (or type its number), then "
                                 "give it to a character, to a new name (who joins the cast) "
                                 "or to narration, and change its text if you like. Memory "
-                                "that read the line is dropped; it is read again when needed.")
+                                "that read the line is dropped; it is read again when needed. "
+                                "Show → *lines to check* lists the lines whose speaker the "
+                                "import was less sure of; Apply with the same speaker "
+                                "confirms one.")
                     with gr.Row():
                         c_line = gr.Number(None, precision=0, minimum=1, label="Action #",
                                            elem_id="line-index")
@@ -237,6 +245,8 @@ def build_library_tab(services: Services) -> dict:
                                            None if old and old[0].text == text else text)
         msg = f"Line {int(index)} is now {esc(name)}’s." if name != "narration" else \
             f"Line {int(index)} is now narration."
+        if old and old[0].character == name != "narration" and old[0].text == text:
+            msg = f"Line {int(index)} is {esc(name)}’s: confirmed."
         return (msg, *show(label, page_, view_))
 
     @user_errors
@@ -276,7 +286,7 @@ def build_library_tab(services: Services) -> dict:
         rows = [[c.name, ", ".join(c.aliases), "yes" if c.major else "", counts.get(c.name, 0)]
                 for c in services.store.characters(story_id)]
         names = [r[0] for r in rows]
-        views = [EVERY, QUOTED, *names, "narration"]
+        views = [EVERY, QUOTED, CHECK, *names, "narration"]
         view_ = view_ if view_ in views else EVERY
         if view_ == EVERY:
             total = info.n_actions
@@ -290,10 +300,15 @@ def build_library_tab(services: Services) -> dict:
             p = min(max(1, int(page_ or 1)), pages)
             actions = chosen[(p - 1) * PAGE:p * PAGE]
             shown_ = f" Showing {len(chosen)} line{'' if len(chosen) == 1 else 's'}: {esc(view_)}."
-        lines = [[a.index, a.chapter or "", a.character, a.text] for a in actions]
+        lines = [[a.index, a.chapter or "", a.character,
+                  f"[check: {a.check}] {a.text}" if view_ == CHECK else a.text] for a in actions]
         chapters = services.store.chapters(story_id)
+        doubtful = services.store.lines_to_check(story_id)
+        check = (f" {doubtful} line{'' if doubtful == 1 else 's'} to check: the import's rules "
+                 "found their speaker without a tag naming them (Show → lines to check)."
+                 if doubtful else "")
         text = (f"**{esc(info.title)}** — {info.n_actions} actions, {len(rows)} characters, "
-                f"{len(chapters)} chapters, {info.source_format} format. "
+                f"{len(chapters)} chapters, {info.source_format} format.{check} "
                 f"Page {p} of {pages}.{shown_} {esc(info.description)}")
         return (text, rows, lines, p, gr.update(choices=names), gr.update(choices=names),
                 presence_rows(story_id), gr.update(choices=names),

@@ -84,8 +84,10 @@ async def suggest(llm: LLM, story: Story, *, limit: int = 200) -> list[Suggestio
 
 def apply(story: Story, suggestions: list[Suggestion], min_confidence: float = 0.7) -> Story:
     """The story with the accepted suggestions' paragraphs given to their speakers."""
-    chosen = {s.index: s.speaker for s in suggestions
+    chosen = {s.index: s for s in suggestions
               if s.speaker != UNKNOWN and s.confidence >= min_confidence}
-    actions = [a.model_copy(update={"character": chosen[a.index]}) if a.index in chosen else a
-               for a in story.actions]
+    actions = [a.model_copy(update={  # a writer may check the model's word like a rule's
+        "character": chosen[a.index].speaker,
+        "check": f"the model's suggestion ({chosen[a.index].confidence:.2f})"})
+        if a.index in chosen else a for a in story.actions]
     return story.model_copy(update={"actions": actions})

@@ -302,3 +302,11 @@ def m011_scoped_overrides_and_cache_costs(db: Database) -> None:
     # model would have to do (a cache hit is counted at that cost, and shown apart)
     db["llm_cache"].add_column("prompt_tokens", int, not_null_default=0)
     db["llm_cache"].add_column("completion_tokens", int, not_null_default=0)
+
+
+@migrations()
+def m012_action_check(db: Database) -> None:
+    # why a writer should check who speaks an imported line (the rules attributed it
+    # without a tag naming the speaker; see stories/attribution_check.py); NULL when the
+    # rules were sure, the format named the speaker, or a writer corrected the line
+    db["actions"].add_column("check_reason", str)

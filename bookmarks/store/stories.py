@@ -24,7 +24,8 @@ class StoriesStore(StoreBase):
             )
             db["actions"].insert_all(
                 ({"story_id": story_id, "idx": a.index, "character": a.character,
-                  "text": a.text, "chapter": a.chapter} for a in story.actions),
+                  "text": a.text, "chapter": a.chapter, "check_reason": a.check}
+                 for a in story.actions),
                 batch_size=2000,
             )
             db["questions"].insert_all(
@@ -157,6 +158,12 @@ class StoriesStore(StoreBase):
                                 [story_id])
         }
 
+    def lines_to_check(self, story_id: int) -> int:
+        """How many lines the import marked for checking who speaks them (Action.check)."""
+        row = self._one("SELECT COUNT(*) AS n FROM actions WHERE story_id = ? AND "
+                        "check_reason IS NOT NULL", [story_id])
+        return row["n"] if row else 0
+
     def chapters(self, story_id: int) -> list[tuple[str, int]]:
         """(chapter label, first action index) in story order."""
         return [
@@ -171,7 +178,7 @@ class StoriesStore(StoreBase):
         end = end if end is not None else 1 << 62
         return [
             Action(index=r["idx"], character=r["character"], text=r["text"],
-                   chapter=r["chapter"])
+                   chapter=r["chapter"], check=r["check_reason"])
             for r in self._rows("SELECT * FROM actions WHERE story_id = ? AND idx BETWEEN ? "
                                 "AND ? ORDER BY idx", [story_id, start, end])
         ]
@@ -258,9 +265,11 @@ class StoriesStore(StoreBase):
                 name = speaker
             new_text = row["text"] if text is None else text.strip()
             if (name, new_text) == (row["character"], row["text"]):
-                return name  # nothing changes: memory stays
-            db.execute("UPDATE actions SET character = ?, text = ? WHERE story_id = ? AND idx = ?",
-                       [name, new_text, story_id, index])
+                db.execute("UPDATE actions SET check_reason = NULL WHERE story_id = ? AND "
+                           "idx = ?", [story_id, index])  # the writer confirmed it
+                return name  # nothing else changes: memory stays
+            db.execute("UPDATE actions SET character = ?, text = ?, check_reason = NULL "
+                       "WHERE story_id = ? AND idx = ?", [name, new_text, story_id, index])
             db.execute("DELETE FROM bookmark_versions WHERE p >= ? AND bookmark_id IN "
                        "(SELECT id FROM bookmarks WHERE story_id = ?)", [index, story_id])
             self.derive_presence(story_id)  # speakers changed

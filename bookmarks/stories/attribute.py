@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from bookmarks.stories.attribution_check import quote_reasons
 from bookmarks.stories.attribution_context import main_subjects
 from bookmarks.stories.dialogue import NARRATOR, Cast, Para, _read, find_narrator
 from bookmarks.stories.quotes import join_quotes, quote_style
@@ -54,6 +55,7 @@ class Draft(NamedTuple):
     character: str
     text: str
     chapter: str | None
+    check: str | None = None  # why a writer should check its speaker (attribution_check.py)
 
 
 class Resolver:
@@ -359,12 +361,16 @@ def drafts_of(p: Para, tags: list[Tag | None]) -> list[Draft]:
     buf: list[str] = []
     speech: list[str] = []
     who: str | None = None
+    reasons = quote_reasons(p.how, p.speakers) if len(p.how) == len(p.speakers) \
+        else ["the context"] * len(p.speakers)
+    held: list[str | None] = []  # the reasons of the quotations in `speech`
 
     def flush_speech() -> None:
-        nonlocal speech, who
-        if speech and who:
-            out.append(Draft(p.line, who, join_quotes(speech), p.chapter))
-        speech, who = [], None
+        nonlocal speech, who, held
+        if speech and who:  # one quotation the rules are sure of vouches for the speech
+            check = None if None in held else held[0]
+            out.append(Draft(p.line, who, join_quotes(speech), p.chapter, check))
+        speech, who, held = [], None, []
 
     def flush_narration() -> None:
         nonlocal buf
@@ -384,12 +390,13 @@ def drafts_of(p: Para, tags: list[Tag | None]) -> list[Draft]:
             speaker = p.speakers[k]
             if speaker and speaker == who and _narration(seg) is None:
                 speech.append(q.text)
+                held.append(reasons[k])
                 continue
             if speaker:
                 flush_speech()
                 buf.append(seg)
                 flush_narration()
-                who, speech = speaker, [q.text]
+                who, speech, held = speaker, [q.text], [reasons[k]]
             else:
                 flush_speech()
                 buf += [seg, p.text[q.start:q.end]]

@@ -160,6 +160,10 @@ def parse_jsonl(lines: list[str], file: str) -> list[Action]:
                                     or not all(isinstance(p, str) for p in present)):
             raise StoryFormatError('"present" must be a list of character names.', file=file,
                                    line=number)
+        check = obj.get("check")
+        if check is not None and (not isinstance(check, str) or len(check) > 200):
+            raise StoryFormatError('"check" must be a short text (why to check the speaker).',
+                                   file=file, line=number)
         name = _speaker(obj["character"], file, number)
         actions.append(
             Action(
@@ -168,6 +172,7 @@ def parse_jsonl(lines: list[str], file: str) -> list[Action]:
                 text=_clean_text(text, file, number),
                 chapter=chapter.strip() or None if chapter else None,
                 present=_present(present),
+                check=" ".join(check.split()) or None if check else None,
             )
         )
     return actions
@@ -234,12 +239,13 @@ def _continues(lines: list[str], number: int) -> bool:
     return bool(prev) and not _is_name_alone(prev)
 
 
-def _action(actions, name, text, chapter, file, number) -> Action:
+def _action(actions, name, text, chapter, file, number, check=None) -> Action:
     return Action(
         index=len(actions) + 1,
         character=name,
         text=_clean_text(text, file, number),
         chapter=chapter,
+        check=check,
     )
 
 
@@ -287,13 +293,13 @@ def _from_drafts(drafts: list[Draft], file: str, line_breaks: bool = False) -> l
     collapsed; line breaks are kept only where the format makes them the writer's own
     (`line_breaks`: Fountain's verse), not a hard wrap."""
     actions: list[Action] = []
-    for line, who, text, chapter in drafts:
+    for line, who, text, chapter, check in drafts:
         name = who if who in PSEUDO_CHARACTERS else _speaker(who, file, line)
         label = " ".join("".join(c for c in chapter if c.isprintable() or c.isspace()).split())[:200] \
             if chapter else None
         tidy = "\n".join(" ".join(row.split()) for row in text.split("\n")) if line_breaks \
             else " ".join(text.split())
-        actions.append(_action(actions, name, tidy, label or None, file, line))
+        actions.append(_action(actions, name, tidy, label or None, file, line, check))
     return actions
 
 

@@ -39,6 +39,9 @@ class Action(BaseModel):
     # who could perceive it, where the source says (e.g. a JSONL "present" field);
     # otherwise derived from the storyline (see presence.py)
     present: list[str] | None = None
+    # why a writer should check who speaks it: the import's rules attributed it without a
+    # tag naming the speaker (see attribution_check.py); None when sure, or corrected
+    check: str | None = Field(default=None, max_length=200)
 
 
 class Question(BaseModel):

@@ -3,9 +3,10 @@
 `export_story(story, fmt, stem)` returns the files to write, by name:
 
 - `STEM.jsonl` (or `STEM.fountain`): the storyline. JSONL lines are
-  `{"character", "text", "chapter", "present"}`: every action, its speaker, its text with
-  its line breaks, its chapter, and who could perceive it — the story's presence as stored,
-  the writer's corrections included (an empty list: nobody). Fountain carries the
+  `{"character", "text", "chapter", "present", "check"}`: every action, its speaker, its
+  text with its line breaks, its chapter, who could perceive it — the story's presence as
+  stored, the writer's corrections included (an empty list: nobody) — and, for a line the
+  import's rules were less sure of, why to check its speaker. Fountain carries the
   storyline as a screenplay (see fountain.py: line breaks kept, spaces inside a line
   collapsed; title, author and aliases on its title page) but not presence, which is
   derived again when it is read.
@@ -69,6 +70,8 @@ def story_jsonl(story: Story) -> str:
             row["chapter"] = a.chapter
         if a.present is not None:
             row["present"] = list(a.present)
+        if a.check is not None:
+            row["check"] = a.check
         out.append(_line(row))
     return "".join(out)
 

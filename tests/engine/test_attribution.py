@@ -39,3 +39,6 @@ def test_suggestions_are_validated_and_applied_at_a_threshold():
     assert [a.character for a in applied.actions] == ["narration", "Slops", "Mate", "narration",
                                                       "narration"]
     assert [a.character for a in apply(s, out, 0.9).actions][2] == "narration"
+    # a writer may check the model's word as a rule's: the line says whose word it is
+    assert [a.check for a in applied.actions] == [None, None, "the model's suggestion (0.80)",
+                                                  None, None]

@@ -209,3 +209,13 @@ def test_the_storyline_views_narration_holding_a_quote_and_one_characters_lines(
     assert [a.index for a in storyline_view(lines, QUOTED)] == [2, 3, 5]  # no apostrophe
     assert [a.index for a in storyline_view(lines, "Maren")] == [4]
     assert storyline_view(lines, EVERY) == lines
+
+
+def test_the_storyline_view_of_lines_to_check():
+    from bookmarks.stories.story import Action
+    from ui.library import CHECK, storyline_view
+
+    lines = [Action(index=1, character="Maren", text="Come in.", check=None),
+             Action(index=2, character="Tobias", text="Not yet.", check="turn-taking"),
+             Action(index=3, character="narration", text="She waited.")]
+    assert [a.index for a in storyline_view(lines, CHECK)] == [2]

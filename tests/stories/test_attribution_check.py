@@ -1,0 +1,94 @@
+"""Lines to check: a line the import's rules attributed without a tag naming its speaker
+carries the reason (`Action.check`); the store keeps it, a writer's correction or
+confirmation clears it, the JSONL export carries it out and back (attribution_check.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bookmarks.errors import StoryFormatError
+from bookmarks.stories.attribution_check import quote_reasons, reason
+from bookmarks.stories.importers import parse_story
+from bookmarks.stories.story_export import story_jsonl
+from tests.stories.test_attribution_narrator import EVENING
+
+TALK = ('Anna came into the kitchen where Tom sat reading.\n\n'
+        '"Is the kettle on?" said Anna.\n\n'
+        '"Not yet," Tom answered.\n\n'
+        '"Then I shall put it on myself."\n\n'
+        '"Do, and welcome."\n\n'
+        'She filled it at the pump. "It is cold water," she said, "and slow."\n')
+
+
+def checks(text: str) -> dict[str, str | None]:
+    story = parse_story(text.encode(), "tale.txt", fmt="prose")
+    return {a.text: a.check for a in story.actions if a.character != "narration"}
+
+
+def test_a_naming_tag_is_sure_and_other_evidence_says_why_to_check():
+    got = checks(TALK)
+    assert got["Is the kettle on?"] is None  # `said Anna`
+    assert got["Not yet."] is None  # `Tom answered`
+    assert got["Then I shall put it on myself."] == "turn-taking"
+    assert got["Do, and welcome."] == "turn-taking"
+    assert got["It is cold water, and slow."] == "a pronoun tag"  # both halves: one reason
+    told = checks(EVENING)  # a governess tells it
+    assert told["I am warm enough here, sir."] is None  # the narrator's own `I said`
+    assert told["I have all I need, sir."] == "turn-taking"
+
+
+def test_reasons_of_each_kind_of_evidence():
+    assert reason("after:Hector") is None and reason("before:the old man") is None
+    assert reason("after:She") == reason("before:hesubject") == "a pronoun tag"
+    assert reason("after:Shelby") is None and reason("after:Itzel") is None  # names, not pronouns
+    assert reason("exchange") == reason("turn") == "turn-taking"
+    assert reason("beat:Tom") == "an action beat" and reason("continued") == "the context"
+    # a quotation that continues the one before it in its paragraph shares its reason
+    assert quote_reasons(["after:Tom", "same", "turn"], ["Tom", "Tom", "Ann"]) == \
+        [None, None, "turn-taking"]
+    assert quote_reasons(["after:he", "same", ""], ["Tom", "Tom", None]) == \
+        ["a pronoun tag", "a pronoun tag", None]
+
+
+def test_the_store_keeps_the_mark_and_a_writer_clears_it(store):
+    story = parse_story(TALK.encode(), "tale.txt", fmt="prose")
+    sid = store.add_story(story)
+    marked = [a for a in store.actions(sid) if a.check]
+    assert [a.check for a in marked] == ["turn-taking", "turn-taking", "a pronoun tag"]
+    assert store.lines_to_check(sid) == 3
+    store.correct_line(sid, marked[0].index, "Tom")  # the rules gave it to Anna: corrected
+    store.correct_line(sid, marked[1].index, marked[1].character)  # confirmed as it is
+    assert [a.check for a in store.actions(sid) if a.check] == ["a pronoun tag"]
+    assert store.lines_to_check(sid) == 1
+    assert store.actions(sid, marked[0].index, marked[0].index)[0].character == "Tom"
+
+
+def test_the_jsonl_export_carries_the_mark_out_and_back():
+    story = parse_story(TALK.encode(), "tale.txt", fmt="prose")
+    again = parse_story(story_jsonl(story).encode(), "tale.jsonl", fmt="jsonl")
+    assert [a.check for a in again.actions] == [a.check for a in story.actions]
+    assert any(a.check for a in again.actions)
+    with pytest.raises(StoryFormatError) as exc:
+        parse_story(b'{"character": "Tom", "text": "Hi."}\n'
+                    b'{"character": "Tom", "text": "Yo.", "check": 3}\n', "t.jsonl", fmt="jsonl")
+    assert "line 2" in str(exc.value) and '"check"' in str(exc.value)
+
+
+def test_a_database_from_before_the_marks_opens_with_every_line_unmarked(tmp_path):
+    from sqlite_utils import Database
+
+    from bookmarks.store import Store
+    from bookmarks.store.migrations import migrations
+
+    path = tmp_path / "old.db"
+    db = Database(path)
+    migrations.apply(db, stop_before="m012_action_check")
+    db["stories"].insert({"id": 1, "title": "S", "n_actions": 1, "created_at": "t"})
+    db["branches"].insert({"id": 1, "story_id": 1, "fork_point": 0, "name": "trunk",
+                           "created_at": "t"})
+    db["actions"].insert({"story_id": 1, "idx": 1, "character": "Tom", "text": "Hi."})
+    db.conn.close()
+    store = Store(path)
+    assert [(a.character, a.check) for a in store.actions(1)] == [("Tom", None)]
+    assert store.lines_to_check(1) == 0
+    store.close()
