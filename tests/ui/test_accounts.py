@@ -29,7 +29,7 @@ from tests.conftest import make_llm
 from tests.engine_helpers import generated_story
 from tests.fake_server import scripted_server
 from tests.tools import fill_number
-from tests.ui.test_browser import App, browser, shot  # noqa: F401 - the browser fixture
+from tests.ui.test_browser import App, browser, open_tab, shot  # noqa: F401 - the browser fixture
 from ui.auth import ASKING
 from ui.server import build_app
 
@@ -277,7 +277,7 @@ def test_owner_runs_a_campaign_and_the_annotator_sees_only_their_work(tmp_path, 
             sign_in(owner, app.url, "olga", "owner-password-1")
             assert {"Library", "Play", "Annotate", "Evaluate", "Campaigns", "Settings"} <= \
                 set(tab_names(owner))
-            owner.get_by_role("tab", name="Campaigns").click()
+            open_tab(owner, "Campaigns")
             owner.locator("#user-name input, #user-name textarea").first.fill("ann")
             owner.locator("#user-add").click()
             said = wait_for_text(owner, "#user-status", r"password", 90)

@@ -106,6 +106,24 @@ class PatientBrowser:
 WAIT_MS = 90_000
 
 
+def open_tab(page, name: str) -> None:
+    """Click a tab and wait until it is the selected one. On a loaded machine a click that
+    lands while the page's scripts are still starting can be lost (the Play tab never
+    opened and its story list was never found, 90 s later): it is repeated."""
+    from playwright.sync_api import expect
+
+    tab = page.get_by_role("tab", name=name)
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        tab.click()
+        try:
+            expect(tab).to_have_attribute("aria-selected", "true", timeout=10_000)
+            return
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+
+
 def pick(page, elem_id: str, option: str) -> None:
     """Choose an option of a Gradio dropdown by (part of) its text."""
     page.locator(f"#{elem_id} input").click()
@@ -150,7 +168,7 @@ def test_import_play_fork_restart(tmp_path, browser):
             page.wait_for_selector("#library-preview :text('Plain words')", timeout=90_000)
             assert "<script>alert(1)</script>" in page.locator("#library-preview").inner_text()
             # Play: start a Bookmarks scene and run two turns
-            page.get_by_role("tab", name="Play").click()
+            open_tab(page, "Play")
             pick_story(page, "Ferry upload", "Isolde Marsh")
             page.locator("#start-scene").click()
             page.wait_for_selector("#scene-title :text('Bookmarks')", timeout=90_000)
@@ -173,7 +191,7 @@ def test_import_play_fork_restart(tmp_path, browser):
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             page.goto(app.url)
-            page.get_by_role("tab", name="Play").click()
+            open_tab(page, "Play")
             page.locator("#play-scenes input").click()
             page.get_by_role("option").filter(has_text="Ferry upload").filter(
                 has_not_text="fork").first.click()
@@ -183,7 +201,7 @@ def test_import_play_fork_restart(tmp_path, browser):
                 [ln for ln in chat_before.splitlines() if "[" in ln][-2:]
             shot(page, "4-after-restart")
             # the tab bar stays intact: Settings is reachable, saves, and the API can't save
-            page.get_by_role("tab", name="Settings").click()
+            open_tab(page, "Settings")
             page.wait_for_selector("text=Test actor", timeout=90_000)
             # typed and committed before Save reads it (a busy run saved the old, empty value)
             fill_number(page, "#judge-model :is(input, textarea) >> nth=0", "judge-x")
@@ -224,7 +242,7 @@ def test_blind_annotation(tmp_path, browser):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(app.url)
-            page.get_by_role("tab", name="Annotate").click()
+            open_tab(page, "Annotate")
             page.locator("#annotate-next").click()
             page.wait_for_selector("#annotate-progress :text('Item 1 of 2')", timeout=90_000)
             body = page.locator("body").inner_text()
@@ -278,7 +296,7 @@ def test_a_waiting_turn_shows_what_memory_is_doing(tmp_path, browser):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(app.url)
-            page.get_by_role("tab", name="Play").click()
+            open_tab(page, "Play")
             pick_story(page, "The Night Ferry", "Isolde Marsh")
             page.locator("#start-scene").click()
             page.wait_for_selector("#scene-title :text('Bookmarks')", timeout=90_000)
@@ -353,7 +371,7 @@ def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
             page.wait_for_selector("#library-stories :text('Reload check')", timeout=90_000)
             pick(page, "library-story", "Reload check")
             shot(page, "9-library-after-reload")
-            page.get_by_role("tab", name="Play").click()
+            open_tab(page, "Play")
             pick_story(page, "Reload check", "Isolde Marsh")
             page.locator("#start-scene").click()
             page.wait_for_selector("#scene-title :text('Bookmarks')", timeout=90_000)
@@ -372,7 +390,7 @@ def test_reload_edit_box_regenerate_and_empty_annotate(tmp_path, browser):
             memory.release.set()
             page.wait_for_selector("#scene-chat :text('regenerating')", state="detached",
                                    timeout=90_000)
-            page.get_by_role("tab", name="Annotate").click()
+            open_tab(page, "Annotate")
             page.locator("#annotate-next").click()
             page.wait_for_selector("text=Nothing to judge yet", timeout=90_000)
             shot(page, "11-annotate-empty")
@@ -403,7 +421,7 @@ def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
         page.wait_for_selector("#presence-table :text('Maren Voss')", timeout=90_000)
         assert "Hester Grint" in page.locator("#presence-table").inner_text()
         shot(page, "12-presence-view")
-        page.get_by_role("tab", name="Play").click()
+        open_tab(page, "Play")
         pick_story(page, "Long Winter", "Maren Voss")
         fill_number(page, "#play-point input", "300")
         page.get_by_text("More: your own character").click()  # the form's other options
@@ -468,7 +486,7 @@ def test_a_card_joins_a_scene_and_the_scene_goes_out(tmp_path, browser):
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1200})
             page.goto(app.url)
-            page.get_by_role("tab", name="Play").click()
+            open_tab(page, "Play")
             pick_story(page, "The Night Ferry", "Isolde Marsh")
             upload(page, "#card-upload", str(path), "marisol.png")
             page.locator("#start-scene").click()

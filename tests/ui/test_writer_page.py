@@ -16,7 +16,15 @@ from bookmarks.models.testing import ScriptedMemory
 from bookmarks.store import Store
 from tests.fake_server import scripted_server
 from tests.tools import fill_number
-from tests.ui.test_browser import App, Held, browser, pick, pick_story, shot  # noqa: F401
+from tests.ui.test_browser import (  # noqa: F401
+    App,
+    Held,
+    browser,
+    open_tab,
+    pick,
+    pick_story,
+    shot,
+)
 
 pytestmark = pytest.mark.browser
 QUIET = {"BOOKMARKS_BACKGROUND_SYNC": "0"}
@@ -50,7 +58,7 @@ def test_the_new_scene_form_never_touches_the_open_scene(tmp_path, browser):  # 
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(app.url)
-            page.get_by_role("tab", name="Play").click()
+            open_tab(page, "Play")
             # no scene open: the form's You play is only the form's
             pick_story(page, "Long Winter", "Maren Voss")
             pick(page, "play-you", "Maren Voss")
@@ -101,7 +109,7 @@ def test_an_error_is_said_once_and_the_form_stays(tmp_path, browser):  # noqa: F
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(app.url)
-            page.get_by_role("tab", name="Play").click()
+            open_tab(page, "Play")
             page.locator("#next-turn").click()
             page.wait_for_selector("#play-status :text('Start or resume a scene first')",
                                    timeout=90_000)
@@ -187,7 +195,7 @@ def test_panel_figures_are_the_call_logs(tmp_path, browser):  # noqa: F811
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(app.url)
-            page.get_by_role("tab", name="Play").click()
+            open_tab(page, "Play")
             pick_story(page, "The Night Ferry", "Isolde Marsh")
             page.locator("#start-scene").click()
             page.wait_for_selector("#scene-title :text('The Night Ferry')", timeout=90_000)
@@ -257,7 +265,7 @@ def test_a_card_alone_plays_on_an_empty_stage_and_lore_says_why(tmp_path, browse
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(app.url)
-            page.get_by_role("tab", name="Play").click()
+            open_tab(page, "Play")
             # with a story: the card's character joins its cast before any scene starts
             pick_story(page, "The Night Ferry", "Isolde Marsh")
             page.locator("#card-upload input[type=file]").set_input_files(str(card))
@@ -270,7 +278,7 @@ def test_a_card_alone_plays_on_an_empty_stage_and_lore_says_why(tmp_path, browse
             shot(page, "w6-card-previewed")
             # no story: a card alone
             page.reload()
-            page.get_by_role("tab", name="Play").click()
+            open_tab(page, "Play")
             page.locator("#card-upload input[type=file]").set_input_files(str(card))
             page.wait_for_selector("#play-cast :text('Marisol Quill')", timeout=90_000)
             page.wait_for_selector("#play-cast :text('You')", timeout=90_000)
