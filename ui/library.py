@@ -21,7 +21,7 @@ from .render import esc, parse_id, story_label, user_errors
 
 PAGE = 50
 EVERY, QUOTED = "every line", "narration holding a quote"
-CHECK = "lines to check (speaker less sure)"
+CHECK = "lines to check"  # speakers the import was less sure of (Action.check)
 _QUOTE = re.compile(r"[“”\"]|(?:^|\s)[‘'][A-Z]")  # a double quote, or a single one opening
 
 
