@@ -212,3 +212,25 @@ def test_a_line_is_shown_and_corrected_over_the_cli(tmp_path):
         assert "Traceback" not in bad.stderr
     out = run(tmp_path, "line", "--story", "1", "2", "--text", "The gate sings.")
     assert out.returncode == 0 and "is now Ada’s" in out.stdout  # the text alone changes
+
+
+def test_lines_to_check_are_counted_listed_and_cleared_over_the_cli(tmp_path):
+    from tests.stories.test_attribution_check import TALK
+
+    (tmp_path / "kitchen.txt").write_text(TALK)
+    out = run(tmp_path, "import", str(tmp_path / "kitchen.txt"))
+    assert out.returncode == 0, out.stderr
+    assert "3 lines to check" in out.stdout
+    listed = run(tmp_path, "line", "--story", "1", "--to-check")
+    assert listed.returncode == 0, listed.stderr
+    rows = listed.stdout.splitlines()
+    assert rows[-1].startswith("3 lines to check in “") and len(rows) == 4
+    first = rows[0]
+    assert "[turn-taking]: Then I shall put it on myself." in first
+    index, speaker = first.split()[0], first.split("  ", 1)[1].split(" [")[0]
+    assert "[check: turn-taking]" in run(tmp_path, "line", "--story", "1", index).stdout
+    assert run(tmp_path, "line", "--story", "1", index, "--speaker", speaker).returncode == 0
+    again = run(tmp_path, "line", "--story", "1", "--to-check").stdout
+    assert "2 lines to check" in again and "Then I shall put it on myself." not in again
+    bad = run(tmp_path, "line", "--story", "1")
+    assert bad.returncode == 1 and "--to-check" in bad.stderr and "Traceback" not in bad.stderr

@@ -1,12 +1,14 @@
 """`bookmarks line`: show or correct one line of a story's storyline — its speaker (a
 character, a new name who joins the cast, or narration) and its text — as the Library's
-"Correct a line" does. Memory that read the line is dropped (`Store.correct_line`)."""
+"Correct a line" does. Memory that read the line is dropped (`Store.correct_line`).
+`--to-check` lists the lines whose speaker the import was less sure of, with why
+(`Action.check`); correcting one, or giving it its own speaker again, clears its mark."""
 
 from __future__ import annotations
 
 import argparse
 
-from bookmarks.errors import NotFoundError
+from bookmarks.errors import BookmarksError, NotFoundError
 
 
 def cmd_line(args: argparse.Namespace) -> int:
@@ -14,12 +16,21 @@ def cmd_line(args: argparse.Namespace) -> int:
 
     store = Services.open().store
     story = store.story(args.story)  # a NotFoundError names the story id
+    if args.to_check:
+        marked = [a for a in store.actions(story.id) if a.check]
+        for a in marked:
+            print(f"{a.index}  {a.character} [{a.check}]: {a.text}")
+        print(f"{len(marked)} line{'' if len(marked) == 1 else 's'} to check in “{story.title}”.")
+        return 0
+    if args.index is None:
+        raise BookmarksError("Give the number of the line to show or correct, or --to-check.")
     found = store.actions(story.id, args.index, args.index)
     if not found:
         raise NotFoundError(f"“{story.title}” has no action {args.index}: its actions are "
                             f"numbered 1 to {story.n_actions}.")
     if args.speaker is None and args.text is None:
-        print(f"{found[0].index}  {found[0].character}: {found[0].text}")
+        why = f" [check: {found[0].check}]" if found[0].check else ""
+        print(f"{found[0].index}  {found[0].character}{why}: {found[0].text}")
         return 0
     name = store.correct_line(story.id, args.index, args.speaker or found[0].character,
                               args.text)
@@ -31,7 +42,10 @@ def cmd_line(args: argparse.Namespace) -> int:
 def add_parsers(sub) -> None:
     p = sub.add_parser("line", help="show or correct one line of a story: its speaker or text")
     p.add_argument("--story", type=int, required=True, help="story id (see: bookmarks list)")
-    p.add_argument("index", type=int, help="the action's number (from 1, as the Library shows)")
+    p.add_argument("index", type=int, nargs="?",
+                   help="the action's number (from 1, as the Library shows)")
+    p.add_argument("--to-check", action="store_true",
+                   help="list the lines whose speaker the import was less sure of, with why")
     p.add_argument("--speaker", help="give the line to this character, a new name or "
                                      "'narration'")
     p.add_argument("--text", help="the line's new text")
