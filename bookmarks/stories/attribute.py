@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from bookmarks.stories.attribution_check import quote_reasons
+from bookmarks.stories.attribution_check import described_several, quote_reasons, several_described
 from bookmarks.stories.attribution_context import main_subjects
 from bookmarks.stories.dialogue import NARRATOR, Cast, Para, _read, find_narrator
 from bookmarks.stories.quotes import join_quotes, quote_style
@@ -354,14 +354,23 @@ def _narration(text: str) -> str | None:
     return text if text[-1:] in ".!?”\"’')" else text + "."
 
 
-def drafts_of(p: Para, tags: list[Tag | None]) -> list[Draft]:
+def all_drafts(paras: list[Para], tags: list[list[Tag | None]]) -> list[Draft]:
+    """Every paragraph's actions, each line that a rule gave a speaker marked with why to
+    check it (see attribution_check.py)."""
+    several = several_described([p.text for p in paras], [t.subject for row in tags for t in row if t])
+    return [d for pi, p in enumerate(paras) for d in drafts_of(p, tags[pi], several)]
+
+
+def drafts_of(p: Para, tags: list[Tag | None], several: frozenset[str] = frozenset()) -> list[Draft]:
     if not any(p.speakers):
         return [Draft(p.line, NARRATION, p.text, p.chapter)]
     out: list[Draft] = []
     buf: list[str] = []
     speech: list[str] = []
     who: str | None = None
-    reasons = quote_reasons(p.how, p.speakers) if len(p.how) == len(p.speakers) \
+    doubtful = {k for k, t in enumerate(tags[:len(p.quotes)])
+                if t is not None and described_several(t.subject, several)}
+    reasons = quote_reasons(p.how, p.speakers, doubtful) if len(p.how) == len(p.speakers) \
         else ["the context"] * len(p.speakers)
     held: list[str | None] = []  # the reasons of the quotations in `speech`
 
@@ -419,7 +428,7 @@ def attribute_dialogue(
     cast = Cast(paras, checker, narrator, forms)
     resolver = Resolver(paras, cast, narrator)
     resolver.run()
-    drafts = [d for pi, p in enumerate(paras) for d in drafts_of(p, resolver.tags[pi])]
+    drafts = all_drafts(paras, resolver.tags)
     spoken = {d.character for d in drafts}
     aliases = {person.name: sorted(f for f in person.forms if _fold(f) != _fold(person.name)
                                    and not _bare_title(f))

@@ -25,7 +25,9 @@ REASONS = {
     "turn": "turn-taking",
     "beat": "an action beat",
     "context": "the context",
+    "several": "a description that may be several people",
 }
+_BARE = re.compile(r"[Tt]he\s+([A-Za-z]{3,})")  # `the drummer`, `the Musketeer`
 
 
 def reason(how: str) -> str | None:
@@ -43,9 +45,11 @@ def reason(how: str) -> str | None:
     return REASONS["context"]
 
 
-def quote_reasons(hows: list[str], speakers: list[str | None]) -> list[str | None]:
+def quote_reasons(hows: list[str], speakers: list[str | None],
+                  several: set[int] | frozenset[int] = frozenset()) -> list[str | None]:
     """Per quotation of a paragraph, why to check its speaker (None: a naming tag, or no
-    speaker); a quotation that follows the one before it (`same`) shares its reason."""
+    speaker); a quotation that follows the one before it (`same`) shares its reason.
+    `several`: the quotations whose tag names a description that may be several people."""
     out: list[str | None] = []
     for i, (how, who) in enumerate(zip(hows, speakers, strict=True)):
         if not who:
@@ -53,5 +57,34 @@ def quote_reasons(hows: list[str], speakers: list[str | None]) -> list[str | Non
         elif how.partition(":")[0] in _FOLLOWS and i and speakers[i - 1] == who:
             out.append(out[i - 1])
         else:
-            out.append(reason(how))
+            out.append(reason(how) or (REASONS["several"] if i in several else None))
     return out
+
+
+def several_described(texts: list[str], subjects: list[str]) -> frozenset[str]:
+    """Of the bare descriptions that tag lines (`said the drummer`), the nouns the text
+    shows may stand for more than one person: a plural (`the drummers`, `men`), `another
+    drummer` / `the other drummer`, or two kinds (`the Dutch drummer`, `the American
+    drummer`). A line tagged so names a role, not yet a person."""
+    nouns = {m.group(1) for s in subjects if (m := _BARE.fullmatch(s))}
+    text = "\n".join(texts)
+    out = set()
+    for noun in nouns:
+        low = noun.casefold()
+        plural = (low[:-3] + "men" if low.endswith("man") else
+                  low[:-1] + "ies" if low.endswith("y") and low[-2:-1] not in "aeiou" else
+                  low + "es" if low.endswith(("s", "x", "ch", "sh")) else low + "s")
+        if re.search(rf"\b(?:{re.escape(plural)}|(?:an|the)\s*other\s+{re.escape(low)}"
+                     rf"|second\s+{re.escape(low)})\b", text, re.IGNORECASE):
+            out.add(noun)
+            continue
+        kinds = {m.group(1).casefold() for m in re.finditer(
+            rf"\b[Tt]he\s+([A-Za-z]+)\s+{re.escape(noun)}\b", text)}
+        if len(kinds) >= 2:
+            out.add(noun)
+    return frozenset(out)
+
+
+def described_several(subject: str, several: frozenset[str]) -> bool:
+    """The tag's subject is a bare description the text shows may be several people."""
+    return bool(several) and bool(m := _BARE.fullmatch(subject)) and m.group(1) in several

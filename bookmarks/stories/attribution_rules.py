@@ -24,7 +24,7 @@ from bookmarks.stories.attribute import (
     Resolver,
     _bare_title,
     _fold,
-    drafts_of,
+    all_drafts,
     fits_gender,
 )
 from bookmarks.stories.attribution_calls import CallRules
@@ -486,7 +486,7 @@ def attribute_dialogue(
     check_turns(paras, cast)
     solve_exchanges(paras, cast)
     check_counts(paras, cast)
-    drafts = [d for pi, p in enumerate(paras) for d in drafts_of(p, resolver.tags[pi])]
+    drafts = all_drafts(paras, resolver.tags)
     spoken = {d.character for d in drafts}
     aliases = {person.name: sorted(f for f in person.forms if _fold(f) != _fold(person.name)
                                    and not _bare_title(f) and not _DESCRIBED_NAME.match(f))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bookmarks.errors import StoryFormatError
-from bookmarks.stories.attribution_check import quote_reasons, reason
+from bookmarks.stories.attribution_check import quote_reasons, reason, several_described
 from bookmarks.stories.importers import parse_story
 from bookmarks.stories.story_export import story_jsonl
 from tests.stories.test_attribution_narrator import EVENING
@@ -48,6 +48,30 @@ def test_reasons_of_each_kind_of_evidence():
         [None, None, "turn-taking"]
     assert quote_reasons(["after:he", "same", ""], ["Tom", "Tom", None]) == \
         ["a pronoun tag", "a pronoun tag", None]
+
+
+SALOON = ('Two drummers came in out of the rain and stood by the stove.\n\n'
+          '"A bed for the night?" asked the drummer.\n\n'
+          '"None left," said the landlord.\n\n'
+          '"Then I will sleep by the stove," said the drummer.\n\n'
+          'The landlord shrugged.\n')
+
+
+def test_a_description_that_may_be_several_people_is_to_check():
+    """`said the drummer` names a role two men share here (a plural; also `the other
+    drummer`, or `the Dutch drummer` beside `the American drummer`): its lines are marked;
+    `the landlord` is one man."""
+    got = checks(SALOON)
+    assert got["A bed for the night?"] == "a description that may be several people"
+    assert got["Then I will sleep by the stove."] == "a description that may be several people"
+    assert got["None left."] is None
+    assert several_described(["Two drummers came in."], ["the drummer", "the landlord"]) == \
+        {"drummer"}
+    assert several_described(["The other man sat."], ["the man"]) == {"man"}
+    assert several_described(["The Dutch drummer and the American drummer."],
+                             ["the drummer"]) == {"drummer"}
+    assert several_described(["The drummer sat by the landlord's fire."],
+                             ["the drummer", "the landlord"]) == frozenset()
 
 
 def test_the_store_keeps_the_mark_and_a_writer_clears_it(store):
