@@ -80,3 +80,18 @@ def upload(page, selector: str, path: str, shown: str, patience_s: int = 240) ->
             assert time.monotonic() < deadline, (
                 f"{selector} never showed {shown!r} in {patience_s} s; it shows {seen!r}"
                 f" ({'with' if box.count() else 'without'} a file input)")
+
+
+def old_database(path: Path, stop_before: str, n_actions: int):
+    """A database as an older version left it: the migrations before `stop_before`
+    applied, one story with `n_actions` and its trunk (a sqlite_utils Database, open)."""
+    from sqlite_utils import Database
+
+    from bookmarks.store.migrations import migrations
+
+    db = Database(path)
+    migrations.apply(db, stop_before=stop_before)
+    db["stories"].insert({"id": 1, "title": "S", "n_actions": n_actions, "created_at": "t"})
+    db["branches"].insert({"id": 1, "story_id": 1, "fork_point": 0, "name": "trunk",
+                           "created_at": "t"})
+    return db

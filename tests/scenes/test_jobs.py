@@ -21,7 +21,6 @@ from bookmarks.models.testing import ScriptedFakeModel, ScriptedMemory
 from bookmarks.scenes.background import Prefetcher
 from bookmarks.scenes.play import add_user_turn, generate_turn
 from bookmarks.store import Store
-from bookmarks.store.migrations import migrations
 from tests.conftest import make_llm
 from tests.engine_helpers import generated_story
 
@@ -157,14 +156,10 @@ def test_creating_a_bookmark_is_idempotent(store):
 
 
 def test_the_migration_merges_existing_duplicates(tmp_path):
-    from sqlite_utils import Database
+    from tests.tools import old_database
 
     path = tmp_path / "old.db"
-    db = Database(path)
-    migrations.apply(db, stop_before="m010_bookmark_identity")
-    db["stories"].insert({"id": 1, "title": "S", "n_actions": 10, "created_at": "t"})
-    db["branches"].insert({"id": 1, "story_id": 1, "fork_point": 0, "name": "trunk",
-                           "created_at": "t"})
+    db = old_database(path, "m010_bookmark_identity", n_actions=10)
     for n, title in enumerate(["Harbour gate", "harbour gate", "Harbour  Gate.", "Tide"], 1):
         db["bookmarks"].insert({"id": n, "story_id": 1, "space": "story", "subject": "harbour gate",
                                 "type": "concept", "title": title, "pinned": int(n == 3),

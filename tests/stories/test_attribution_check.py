@@ -99,17 +99,11 @@ def test_the_jsonl_export_carries_the_mark_out_and_back():
 
 
 def test_a_database_from_before_the_marks_opens_with_every_line_unmarked(tmp_path):
-    from sqlite_utils import Database
-
     from bookmarks.store import Store
-    from bookmarks.store.migrations import migrations
+    from tests.tools import old_database
 
     path = tmp_path / "old.db"
-    db = Database(path)
-    migrations.apply(db, stop_before="m012_action_check")
-    db["stories"].insert({"id": 1, "title": "S", "n_actions": 1, "created_at": "t"})
-    db["branches"].insert({"id": 1, "story_id": 1, "fork_point": 0, "name": "trunk",
-                           "created_at": "t"})
+    db = old_database(path, "m012_action_check", n_actions=1)
     db["actions"].insert({"story_id": 1, "idx": 1, "character": "Tom", "text": "Hi."})
     db.conn.close()
     store = Store(path)
