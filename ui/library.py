@@ -155,9 +155,10 @@ def build_library_tab(services: Services) -> dict:
                 prep = build_prepare_box()
                 with gr.Accordion("Export the story", open=False, elem_id="story-export-box"):
                     gr.Markdown("JSONL keeps everything: every action, speaker, line break, "
-                                "chapter, the cast with aliases, the author and who is present "
-                                "(your corrections too). Fountain keeps all but presence, which "
-                                "is derived again on import. Keep the `.meta.json` (and "
+                                "chapter, the cast with aliases, the author, who is present "
+                                "(your corrections too) and the lines to check. Fountain keeps "
+                                "all but presence, which is derived again on import, and the "
+                                "lines to check. Keep the `.meta.json` (and "
                                 "`.questions.jsonl`) next to the story file: importing it with "
                                 "`bookmarks import FILE` reads them.")
                     with gr.Row():

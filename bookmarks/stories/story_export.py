@@ -9,7 +9,7 @@
   import's rules were less sure of, why to check its speaker. Fountain carries the
   storyline as a screenplay (see fountain.py: line breaks kept, spaces inside a line
   collapsed; title, author and aliases on its title page) but not presence, which is
-  derived again when it is read.
+  derived again when it is read, nor the lines to check.
 - `STEM.meta.json`: title, author, description, the format, and the cast (names,
   aliases, major characters) — the sidecar `load_story` reads next to a story file.
 - `STEM.questions.jsonl` when the story has multiple-choice questions.
