@@ -95,3 +95,36 @@ def old_database(path: Path, stop_before: str, n_actions: int):
     db["branches"].insert({"id": 1, "story_id": 1, "fork_point": 0, "name": "trunk",
                            "created_at": "t"})
     return db
+
+
+WAIT_MS = 90_000  # the longest a browser test waits for an element (a loaded 2-core machine)
+
+
+def open_tab(page, name: str) -> None:
+    """Click a tab and wait until it is the selected one. On a loaded machine a click that
+    lands while the page's scripts are still starting can be lost (the Play tab never
+    opened and its story list was never found, 90 s later): it is repeated."""
+    from playwright.sync_api import expect
+
+    tab = page.get_by_role("tab", name=name)
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        tab.click()
+        try:
+            expect(tab).to_have_attribute("aria-selected", "true", timeout=10_000)
+            return
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+
+
+def pick(page, elem_id: str, option: str) -> None:
+    """Choose an option of a Gradio dropdown by (part of) its text."""
+    page.locator(f"#{elem_id} input").click()
+    page.get_by_role("option", name=option).first.click()
+
+
+def pick_story(page, option: str, member: str) -> None:
+    """Choose a story in Play and wait until its cast (with `member`) is offered."""
+    pick(page, "play-story", option)
+    page.wait_for_selector(f"#play-cast :text('{member}')", timeout=90_000)

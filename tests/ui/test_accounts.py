@@ -28,8 +28,8 @@ from bookmarks.store import Store
 from tests.conftest import make_llm
 from tests.engine_helpers import generated_story
 from tests.fake_server import scripted_server
-from tests.tools import fill_number
-from tests.ui.test_browser import App, browser, open_tab, shot  # noqa: F401 - the browser fixture
+from tests.tools import fill_number, open_tab
+from tests.ui.test_browser import App, browser, shot  # noqa: F401 - the browser fixture
 from ui.auth import ASKING
 from ui.server import build_app
 

@@ -20,7 +20,7 @@ import pytest
 from bookmarks.models.testing import ScriptedMemory
 from tests.conftest import ROOT, STORIES
 from tests.fake_server import scripted_server
-from tests.tools import INSTALL_CHROMIUM, chromium, fill_number, upload
+from tests.tools import INSTALL_CHROMIUM, WAIT_MS, chromium, fill_number, open_tab, pick, pick_story, upload
 
 pytestmark = pytest.mark.browser
 OUT = ROOT / "test-output" / "browser"
@@ -101,39 +101,6 @@ class PatientBrowser:
 
     def __getattr__(self, name):
         return getattr(self._browser, name)
-
-
-WAIT_MS = 90_000
-
-
-def open_tab(page, name: str) -> None:
-    """Click a tab and wait until it is the selected one. On a loaded machine a click that
-    lands while the page's scripts are still starting can be lost (the Play tab never
-    opened and its story list was never found, 90 s later): it is repeated."""
-    from playwright.sync_api import expect
-
-    tab = page.get_by_role("tab", name=name)
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while True:
-        tab.click()
-        try:
-            expect(tab).to_have_attribute("aria-selected", "true", timeout=10_000)
-            return
-        except AssertionError:
-            if time.monotonic() > deadline:
-                raise
-
-
-def pick(page, elem_id: str, option: str) -> None:
-    """Choose an option of a Gradio dropdown by (part of) its text."""
-    page.locator(f"#{elem_id} input").click()
-    page.get_by_role("option", name=option).first.click()
-
-
-def pick_story(page, option: str, member: str) -> None:
-    """Choose a story in Play and wait until its cast (with `member`) is offered."""
-    pick(page, "play-story", option)
-    page.wait_for_selector(f"#play-cast :text('{member}')", timeout=90_000)
 
 
 def shot(page, name: str) -> None:

@@ -15,16 +15,8 @@ import pytest
 from bookmarks.models.testing import ScriptedMemory
 from bookmarks.store import Store
 from tests.fake_server import scripted_server
-from tests.tools import fill_number
-from tests.ui.test_browser import (  # noqa: F401
-    App,
-    Held,
-    browser,
-    open_tab,
-    pick,
-    pick_story,
-    shot,
-)
+from tests.tools import fill_number, open_tab, pick, pick_story
+from tests.ui.test_browser import App, Held, browser, shot  # noqa: F401 - the browser fixture
 
 pytestmark = pytest.mark.browser
 QUIET = {"BOOKMARKS_BACKGROUND_SYNC": "0"}
