@@ -65,21 +65,29 @@ def upload(page, selector: str, path: str, shown: str, patience_s: int = 240) ->
     again would restart an upload that a loaded server is still taking in). In a busy run of
     the whole suite one upload did not show its name within 90 s, so the bound is 240 s, like
     the app's own start; a box that never shows it fails saying what it shows instead."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     deadline = time.monotonic() + patience_s
     box = page.locator(f"{selector} input[type=file]")
+    want = "".join(shown.split())
     while True:
         if box.count():  # once the box has taken the file it has no file input left to set
             box.set_input_files(path)
-        try:
-            page.wait_for_selector(f"{selector} :text('{shown}')", timeout=30_000)
+        if _shows(page, selector, want, 30.0):
             return
-        except PlaywrightTimeout:  # set it again while time is left
-            seen = " ".join(page.locator(selector).inner_text().split())
-            assert time.monotonic() < deadline, (
-                f"{selector} never showed {shown!r} in {patience_s} s; it shows {seen!r}"
-                f" ({'with' if box.count() else 'without'} a file input)")
+        seen = " ".join(page.locator(selector).inner_text().split())  # set it again while
+        assert time.monotonic() < deadline, (  # time is left
+            f"{selector} never showed {shown!r} in {patience_s} s; it shows {seen!r}"
+            f" ({'with' if box.count() else 'without'} a file input)")
+
+
+def _shows(page, selector: str, want: str, seconds: float) -> bool:
+    """The element shows `want`, spaces aside: a file box may show `marisol.png` as `marisol`
+    and `.png` apart (its name then reads `marisol .png`)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if want in "".join(page.locator(selector).inner_text().split()):
+            return True
+        page.wait_for_timeout(200)
+    return False
 
 
 def old_database(path: Path, stop_before: str, n_actions: int):
