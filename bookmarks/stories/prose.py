@@ -65,11 +65,15 @@ _BY = re.compile(r"by\s+(\S.{0,80})", re.I)
 
 def title_and_author(paragraphs: list[tuple[int, str, str | None]]) -> dict:
     """A text that opens with a title line and a by-line (`The Invisible Man` ¶ `by H. G.
-    Wells`) names itself: {"title": …, "author": …}; else {}."""
+    Wells`, or `By` ¶ `H. G. Wells`) names itself: {"title": …, "author": …}; else {}."""
     if len(paragraphs) < 2:
         return {}
     (_, title, _), (_, by, _) = paragraphs[0], paragraphs[1]
     title, by = " ".join(title.split()), " ".join(by.split())
+    if by.casefold() == "by" and len(paragraphs) > 2:  # `By` ¶ `Mary Elizabeth Braddon`
+        name = " ".join(paragraphs[2][1].split())
+        by = f"by {name}" if len(name.split()) <= 6 and not re.search(r"[\"“”.!?;]$", name) \
+            else by
     if not (m := _BY.fullmatch(by)) or not title or len(title.split()) > 12 \
             or re.search(r"[\"“”‘’]|[.!?;]$", title):
         return {}

@@ -208,3 +208,10 @@ def test_a_prose_text_that_opens_with_its_title_and_by_line_names_itself():
     assert (plain.title, plain.author) == ("Lamp Lighter Draft", "")  # from the file name
     given = parse_story(text.encode(), "x.txt", fmt="prose", title="My own title")
     assert given.title == "My own title"
+    # the by-line on two lines, as some copies print it: `By` ¶ the name
+    apart = parse_story(text.replace("by A. N. Writer", "BY\n\nAnnabel North Writer").encode(),
+                        "lamp_lighter_draft.txt", fmt="prose")
+    assert (apart.title, apart.author) == ("The Lamp Lighter", "Annabel North Writer")
+    sentence = parse_story(text.replace("by A. N. Writer", "By\n\nThe night came down fast.")
+                           .encode(), "lamp_lighter_draft.txt", fmt="prose")
+    assert sentence.author == ""  # a sentence is no name
