@@ -7,7 +7,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from bookmarks.stories.attribution_check import described_several, quote_reasons, several_described
+from bookmarks.stories.attribution_check import (
+    REASONS,
+    described_several,
+    quote_reasons,
+    several_described,
+    shared_names,
+)
 from bookmarks.stories.attribution_context import main_subjects
 from bookmarks.stories.dialogue import NARRATOR, Cast, Para, _read, find_narrator
 from bookmarks.stories.quotes import join_quotes, quote_style
@@ -358,7 +364,10 @@ def all_drafts(paras: list[Para], tags: list[list[Tag | None]]) -> list[Draft]:
     """Every paragraph's actions, each line that a rule gave a speaker marked with why to
     check it (see attribution_check.py)."""
     several = several_described([p.text for p in paras], [t.subject for row in tags for t in row if t])
-    return [d for pi, p in enumerate(paras) for d in drafts_of(p, tags[pi], several)]
+    drafts = [d for pi, p in enumerate(paras) for d in drafts_of(p, tags[pi], several)]
+    shared = shared_names({d.character for d in drafts if d.character != NARRATION})
+    return [d._replace(check=REASONS["shared"]) if d.check is None and d.character in shared
+            else d for d in drafts]
 
 
 def drafts_of(p: Para, tags: list[Tag | None], several: frozenset[str] = frozenset()) -> list[Draft]:

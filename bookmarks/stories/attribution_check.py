@@ -26,6 +26,7 @@ REASONS = {
     "beat": "an action beat",
     "context": "the context",
     "several": "a description that may be several people",
+    "shared": "a name several people share",
 }
 _BARE = re.compile(r"[Tt]he\s+([A-Za-z]{3,})")  # `the drummer`, `the Musketeer`
 
@@ -88,3 +89,16 @@ def several_described(texts: list[str], subjects: list[str]) -> frozenset[str]:
 def described_several(subject: str, several: frozenset[str]) -> bool:
     """The tag's subject is a bare description the text shows may be several people."""
     return bool(several) and bool(m := _BARE.fullmatch(subject)) and m.group(1) in several
+
+
+def shared_names(speakers: set[str]) -> frozenset[str]:
+    """The one-word speakers whose name is also a word of another speaker's name (`George`
+    beside `George Harris` and `Mas'r George`; `Sedley` beside `Mr. Sedley`): the import kept
+    them apart because the short name fits several people, so a line given to it may be
+    any of them."""
+    words: dict[str, set[str]] = {}
+    for name in speakers:
+        if len(parts := name.split()) > 1:
+            for w in parts:
+                words.setdefault(w.casefold(), set()).add(name)
+    return frozenset(n for n in speakers if " " not in n and words.get(n.casefold()))

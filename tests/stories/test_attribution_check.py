@@ -7,7 +7,12 @@ from __future__ import annotations
 import pytest
 
 from bookmarks.errors import StoryFormatError
-from bookmarks.stories.attribution_check import quote_reasons, reason, several_described
+from bookmarks.stories.attribution_check import (
+    quote_reasons,
+    reason,
+    several_described,
+    shared_names,
+)
 from bookmarks.stories.importers import parse_story
 from bookmarks.stories.story_export import story_jsonl
 from tests.stories.test_attribution_narrator import EVENING
@@ -72,6 +77,23 @@ def test_a_description_that_may_be_several_people_is_to_check():
                              ["the drummer"]) == {"drummer"}
     assert several_described(["The drummer sat by the landlord's fire."],
                              ["the drummer", "the landlord"]) == frozenset()
+
+
+CABIN = ('George Harris came to the cabin where George Shelby sat writing.\n\n'
+         '"Good evening," said George Harris.\n\n'
+         '"Evening," said George Shelby.\n\n'
+         '"Is the letter done?" said George.\n\n'
+         '"Nearly," said George Shelby.\n')
+
+
+def test_a_name_several_people_share_is_to_check():
+    """`said George` with two Georges: the import keeps `George` apart, and marks its line."""
+    got = checks(CABIN)
+    assert got["Is the letter done?"] == "a name several people share"
+    assert got["Good evening."] is None and got["Nearly."] is None
+    assert shared_names({"George", "George Harris", "Mas'r George", "Eliza"}) == {"George"}
+    assert shared_names({"Sedley", "Mr. Sedley", "Amelia"}) == {"Sedley"}
+    assert shared_names({"Tom", "Anna Vell"}) == frozenset()
 
 
 def test_the_store_keeps_the_mark_and_a_writer_clears_it(store):
