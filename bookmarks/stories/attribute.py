@@ -380,7 +380,7 @@ def drafts_of(p: Para, tags: list[Tag | None], several: frozenset[str] = frozens
     doubtful = {k for k, t in enumerate(tags[:len(p.quotes)])
                 if t is not None and described_several(t.subject, several)}
     reasons = quote_reasons(p.how, p.speakers, doubtful) if len(p.how) == len(p.speakers) \
-        else ["the context"] * len(p.speakers)
+        else [REASONS["context"]] * len(p.speakers)
     held: list[str | None] = []  # the reasons of the quotations in `speech`
 
     def flush_speech() -> None:
