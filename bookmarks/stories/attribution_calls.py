@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from bookmarks.stories.attribute import LOOKBACK
+from bookmarks.stories.attribution_check import pronoun_subject
 from bookmarks.stories.attribution_context import blank_quotes, sentences
 from bookmarks.stories.attribution_turns import name_only
 from bookmarks.stories.tags import PROPER
@@ -78,8 +79,7 @@ class CallRules:
         """The quotation's speaker comes from a tag that names them (`said Tom`, `said the
         old man`; not `she faltered`, whose `how` is the pronoun and the rule's stage)."""
         kind, _, subject = p.how[i].partition(":")
-        return kind in ("after", "before", "beat") \
-            and not re.fullmatch(r"(?:he|she|it|they|we|I)[a-z-]*", subject)
+        return kind in ("after", "before", "beat") and not pronoun_subject(subject, narrator=True)
 
     def _child_calling(self, pi: int, p) -> str | None:
         """`"My dearest papa! You do not think I could mean you …"`: an untagged line that

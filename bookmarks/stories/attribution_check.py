@@ -2,7 +2,7 @@
 
 The rules give each quotation a speaker by one of several kinds of evidence (`Para.how`).
 They are not equally sure: measured on the gold sets the rules were built on and on the
-diagnostic sets (`python benchmarks/attribution_accuracy.py --check`), a tag that names the
+diagnostic sets (`python benchmarks/attribution_accuracy.py` prints it per split), a tag that names the
 speaker (`said Anna`, `the old man answered`, the narrator's `I said`) is right about 95% of
 the time, a pronoun tag (`she said`) or turn-taking in an untagged exchange about 89%, the
 other kinds less. A line the rules attributed without a naming tag carries the reason in
@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import re
 
-# a tag's subject is the speaker's name or description, or a pronoun (with the stage of
-# the search that resolved it glued on, see `Resolver.resolve`)
-_PRONOUN = re.compile(r"(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|[Ww]e)"
-                      r"(?:anaphor|back|called|carried|chain|child|exchange|led|listener|mention"
-                      r"|named|relation|reply|sole|subject|unsure)?")
+# a tag's subject in `Para.how` is the speaker's name or description, or a pronoun with the
+# stage of the search that resolved it glued on (`after:Hechain`, see `Resolver.resolve`)
+_STAGES = (r"(?:anaphor|back|called|carried|chain|child|exchange|led|listener|mention|named"
+           r"|relation|reply|sole|subject|unsure)?")
+_PRONOUN = re.compile(rf"(?:[Hh]e|[Ss]he|[Ii]t|[Tt]hey|[Ww]e){_STAGES}")
+_NARRATOR = re.compile(rf"I{_STAGES}")
+
+
+def pronoun_subject(subject: str, narrator: bool = False) -> bool:
+    """A tag subject of `how` that is a pronoun (`he`, `Hechain`; with `narrator`, also the
+    narrator's `I`) rather than a name (`Hector`, `Ivan`)."""
+    return bool(_PRONOUN.fullmatch(subject) or narrator and _NARRATOR.fullmatch(subject))
 _FOLLOWS = ("same", "resumed", "inherit")  # the quotation before's speaker, in one paragraph
 REASONS = {
     "pronoun": "a pronoun tag",
@@ -36,7 +43,7 @@ def reason(how: str) -> str | None:
     kind, _, subject = how.partition(":")
     if kind in ("after", "before"):
         # a name, a description, or the narrator's own `I said`: a naming tag
-        return REASONS["pronoun"] if _PRONOUN.fullmatch(subject) else None
+        return REASONS["pronoun"] if pronoun_subject(subject) else None
     if kind in ("self-named", "cleft"):
         return None
     if kind in ("turn", "exchange", "between"):

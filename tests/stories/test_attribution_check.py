@@ -8,6 +8,7 @@ import pytest
 
 from bookmarks.errors import StoryFormatError
 from bookmarks.stories.attribution_check import (
+    pronoun_subject,
     quote_reasons,
     reason,
     several_described,
@@ -40,6 +41,16 @@ def test_a_naming_tag_is_sure_and_other_evidence_says_why_to_check():
     told = checks(EVENING)  # a governess tells it
     assert told["I am warm enough here, sir."] is None  # the narrator's own `I said`
     assert told["I have all I need, sir."] == "turn-taking"
+
+
+def test_a_pronoun_subject_with_its_stage_is_no_name():
+    """One reading of a tag's subject in `how` for the marks and the self-naming rule: the
+    capital `Hechain` is a pronoun, `Hector` and `Ivan` are names (the rule's old pattern
+    read `He…` as a name and `Ivan` as the narrator's `I`)."""
+    assert all(pronoun_subject(s) for s in ("he", "Hechain", "shesole", "They", "weback"))
+    assert not any(pronoun_subject(s) for s in ("Hector", "Shelby", "Itzel", "I", "Ivan"))
+    assert pronoun_subject("I", narrator=True) and pronoun_subject("Isubject", narrator=True)
+    assert not pronoun_subject("Ivan", narrator=True)
 
 
 def test_reasons_of_each_kind_of_evidence():
