@@ -69,28 +69,41 @@ def quote_reasons(hows: list[str], speakers: list[str | None],
     return out
 
 
+def _plural(low: str) -> str:
+    return (low[:-3] + "men" if low.endswith("man") else
+            low[:-1] + "ies" if low.endswith("y") and low[-2:-1] not in "aeiou" else
+            low + "es" if low.endswith(("s", "x", "ch", "sh")) else low + "s")
+
+
+def _either(words) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
 def several_described(texts: list[str], subjects: list[str]) -> frozenset[str]:
     """Of the bare descriptions that tag lines (`said the drummer`), the nouns the text
     shows may stand for more than one person: a plural (`the drummers`, `men`), `another
     drummer` / `the other drummer`, or two kinds (`the Dutch drummer`, `the American
-    drummer`). A line tagged so names a role, not yet a person."""
+    drummer`). A line tagged so names a role, not yet a person. The text is read twice,
+    once per question, for all the nouns together (a novel tags with dozens)."""
     nouns = {m.group(1) for s in subjects if (m := _BARE.fullmatch(s))}
+    if not nouns:
+        return frozenset()
     text = "\n".join(texts)
-    out = set()
+    by_plural: dict[str, set[str]] = {}
+    by_low: dict[str, set[str]] = {}
     for noun in nouns:
-        low = noun.casefold()
-        plural = (low[:-3] + "men" if low.endswith("man") else
-                  low[:-1] + "ies" if low.endswith("y") and low[-2:-1] not in "aeiou" else
-                  low + "es" if low.endswith(("s", "x", "ch", "sh")) else low + "s")
-        if re.search(rf"\b(?:{re.escape(plural)}|(?:an|the)\s*other\s+{re.escape(low)}"
-                     rf"|second\s+{re.escape(low)})\b", text, re.IGNORECASE):
-            out.add(noun)
-            continue
-        kinds = {m.group(1).casefold() for m in re.finditer(
-            rf"\b[Tt]he\s+([A-Za-z]+)\s+{re.escape(noun)}\b", text)}
-        if len(kinds) >= 2:
-            out.add(noun)
-    return frozenset(out)
+        by_plural.setdefault(_plural(noun.casefold()), set()).add(noun)
+        by_low.setdefault(noun.casefold(), set()).add(noun)
+    out: set[str] = set()
+    for m in re.finditer(rf"\b(?:(?P<p>{_either(by_plural)})|(?:(?:an|the)\s*other|second)\s+"
+                         rf"(?P<s>{_either(by_low)}))\b", text, re.IGNORECASE):
+        out |= by_plural[m["p"].casefold()] if m["p"] else by_low[m["s"].casefold()]
+    kinds: dict[str, set[str]] = {}
+    rest = nouns - out
+    if rest:
+        for m in re.finditer(rf"\b[Tt]he\s+([A-Za-z]+)\s+({_either(rest)})\b", text):
+            kinds.setdefault(m.group(2), set()).add(m.group(1).casefold())
+    return frozenset(out | {n for n, k in kinds.items() if len(k) >= 2})
 
 
 def described_several(subject: str, several: frozenset[str]) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from bookmarks.stories.names import one_of
 from bookmarks.stories.tags import _SENTENCE_END, PERSON_NOUNS, PRONOUN, clause_subject, mask_abbreviations
 
 _SUBJECT_GENDER = {"he": "m", "she": "f", "it": "n"}
@@ -113,7 +114,7 @@ def appositives(texts: list[str], names: dict[str, str]) -> dict[str, str]:
     surfaces = {s: n for n, s in names.items() if s[:1].isupper()} | {n: n for n in names if n[:1].isupper()}
     if not surfaces:
         return {}  # (only lower-case names, `the doctor`: an empty alternation would match anywhere)
-    alternatives = "|".join(re.escape(s) for s in sorted(surfaces, key=len, reverse=True))
+    alternatives = one_of(surfaces)
     pattern = re.compile(rf"(?<![\w’'-])({alternatives})"
                          rf"(?:,?\s+(?:the|his|her)|,\s+(?:an?|(?P<one>one\s+of\s+the)))\s+(?:[a-z-]+\s+){{0,2}}(?P<noun>{_NOUN_ALT})(?P<s>s)?(?![\w-])")
     found: dict[str, set[str]] = {}

@@ -89,9 +89,14 @@ _TO_KIN = re.compile(rf"\b(?:{VERB}|turn(?:ed|ing)|look(?:ed|ing)|glanc(?:ed|ing
                      rf"to\s+((?:his|her)\s+(?:[a-z]+\s+)?{_KIN})\b(?![’'-])")  # not `gone to his aunt’s`
 
 
+_TO_A = re.compile(r"\bto\s+(?:the|an?)\s", re.I)
+
+
 def to_someone(cast, text: str) -> bool:
     """Whether narration has a line spoken to a person the cast does not know (`spoke to the
     armed guard outside`)."""
+    if not _TO_A.search(text):
+        return False  # (what `_TO_SOMEONE` needs, found fast: most narration has none)
     return any(cast.lookup(m.group(1)) is None for m in _TO_SOMEONE.finditer(text))
 
 

@@ -9,6 +9,7 @@ import re
 from collections import Counter
 
 from bookmarks.stories.attribution_context import main_subjects
+from bookmarks.stories.names import one_of
 from bookmarks.stories.speakers import FEMALE, MALE, NameChecker, display_name, gender_from_name
 from bookmarks.stories.tags import LOWER, PROPER, TITLES, UPPER, clean
 
@@ -134,7 +135,7 @@ def surnamed_persons(paras: list, checker: NameChecker, found: dict[str, str]) -
     if not names:
         return {}
     narration = "\n".join(clean(p.seg(k)) for p in paras for k in range(len(p.segs)))
-    alternatives = "|".join(re.escape(w) for w in sorted(names, key=len, reverse=True))
+    alternatives = one_of(names)
     said: dict[str, list[str]] = {}  # `Toto looked up into her face with his eyes`: his, not her
     then = r"\s+[a-z][^.!?;:“”\"A-Z]*?\b(he|his|himself|she|herself)\b"  # the rest of its sentence
     for m in re.finditer(rf"(?<![\w’'-])({alternatives}){then}", narration):

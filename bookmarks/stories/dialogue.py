@@ -36,6 +36,7 @@ from bookmarks.stories.cast_people import (
     surnamed_persons,
     told_apart,
 )
+from bookmarks.stories.names import one_of
 from bookmarks.stories.quotes import Quote, find_quotes, mark_scare_quotes
 from bookmarks.stories.speakers import (
     FEMALE,
@@ -188,8 +189,7 @@ class Cast:
                 joined[joins.get(head, head)] = joined.get(joins.get(head, head), Counter()) + count
             self._build(paras, {n: joins.get(h, h) for n, h in canon.items()}, found, tagged, narrator_forms,
                         joined)
-        self._pattern = re.compile(r"(?<![\w’'-])(" + "|".join(
-            re.escape(k) for k in sorted(self.keys, key=len, reverse=True)) + r")(?![\w-])(?![’'][a-rt-z])") \
+        self._pattern = re.compile(r"(?<![\w’'-])(" + one_of(self.keys) + r")(?![\w-])(?![’'][a-rt-z])") \
             if self.keys else None
 
     def _build(self, paras: list[Para], canon: dict[str, str], found: dict[str, str], tagged: set[str],

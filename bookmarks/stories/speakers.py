@@ -18,7 +18,9 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from bookmarks.stories.names import one_of
 from bookmarks.stories.tags import (
     LOWER,
     NAME_PARTICLES,
@@ -167,6 +169,7 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
     return checker.clean(s)
 
 
+@lru_cache(maxsize=8192)  # merge_variants asks of each pair of names
 def _core(name: str) -> tuple[str | None, frozenset[str]]:
     words = name.replace(".", "").casefold().split()
     title = words[0] if len(words) > 1 and words[0] in _TITLE_WORDS else None
@@ -327,7 +330,7 @@ def pronoun_votes(text: str, forms: dict[str, str]) -> dict[str, Counter]:
     of them as its subject, up to the next mention of anyone."""
     if not forms:
         return {}
-    alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+    alternatives = one_of(forms)
     pattern = re.compile(r"(?<![\w’'-])(" + alternatives
                          + r")(?![\w’'-])")
     votes: dict[str, Counter] = {}
