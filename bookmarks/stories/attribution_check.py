@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from bookmarks.stories.names import one_of
+
 # a tag's subject in `Para.how` is the speaker's name or description, or a pronoun with the
 # stage of the search that resolved it glued on (`after:Hechain`, see `Resolver.resolve`)
 _STAGES = (r"(?:anaphor|back|called|carried|chain|child|exchange|led|listener|mention|named"
@@ -75,10 +77,6 @@ def _plural(low: str) -> str:
             low + "es" if low.endswith(("s", "x", "ch", "sh")) else low + "s")
 
 
-def _either(words) -> str:
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-
-
 def several_described(texts: list[str], subjects: list[str]) -> frozenset[str]:
     """Of the bare descriptions that tag lines (`said the drummer`), the nouns the text
     shows may stand for more than one person: a plural (`the drummers`, `men`), `another
@@ -95,13 +93,13 @@ def several_described(texts: list[str], subjects: list[str]) -> frozenset[str]:
         by_plural.setdefault(_plural(noun.casefold()), set()).add(noun)
         by_low.setdefault(noun.casefold(), set()).add(noun)
     out: set[str] = set()
-    for m in re.finditer(rf"\b(?:(?P<p>{_either(by_plural)})|(?:(?:an|the)\s*other|second)\s+"
-                         rf"(?P<s>{_either(by_low)}))\b", text, re.IGNORECASE):
+    for m in re.finditer(rf"\b(?:(?P<p>{one_of(by_plural)})|(?:(?:an|the)\s*other|second)\s+"
+                         rf"(?P<s>{one_of(by_low)}))\b", text, re.IGNORECASE):
         out |= by_plural[m["p"].casefold()] if m["p"] else by_low[m["s"].casefold()]
     kinds: dict[str, set[str]] = {}
     rest = nouns - out
     if rest:
-        for m in re.finditer(rf"\b[Tt]he\s+([A-Za-z]+)\s+({_either(rest)})\b", text):
+        for m in re.finditer(rf"\b[Tt]he\s+([A-Za-z]+)\s+({one_of(rest)})\b", text):
             kinds.setdefault(m.group(2), set()).add(m.group(1).casefold())
     return frozenset(out | {n for n, k in kinds.items() if len(k) >= 2})
 
