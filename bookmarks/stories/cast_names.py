@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from bookmarks.stories.names import one_of
 from bookmarks.stories.story import Character
 
 TITLES = frozenset(
@@ -107,10 +108,9 @@ class Finder:
                 for plural in (form + "s", form + "es", form[:-1] + "ies" if form.endswith("y") else ""):
                     if plural and plural not in self.by_key:
                         self.groups[plural] = frozenset(owners)
-        keys = sorted([*self.by_key, *self.groups], key=len, reverse=True)
-        self.pattern = re.compile(
-            r"(?<![\w'’])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w])",
-            re.IGNORECASE) if keys else None
+        keys = [*self.by_key, *self.groups]  # (case-folded: one way to spell each for the tree)
+        self.pattern = re.compile(r"(?<![\w'’])(" + one_of(keys) + r")(?![\w])",
+                                  re.IGNORECASE) if keys else None
 
     def groups_in(self, text: str, possessive: bool = False) -> list[tuple[int, int, frozenset[str]]]:
         """(start, end, characters) of every name in `text`, in order — one character, or

@@ -80,7 +80,7 @@ from bookmarks.stories.stage_words import (  # noqa: F401 (the kinds and helpers
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Mention:
     start: int
     end: int
@@ -203,13 +203,15 @@ class _Reader:
 
     def read(self, text: str, opening: bool) -> list[Move]:
         for _, sentence in sentences(clean(text)):
-            self.sentence(sentence, opening)
-            named = [m for m in self.mentions(sentence) if m.names and len(m.names) == 1]
+            mentions = self.sentence(sentence, opening)
+            named = [m for m in mentions if m.names and len(m.names) == 1]
             if named and _LEAD.match(sentence[:named[0].start]):
                 self.last_named = next(iter(named[0].names))
         return self.moves
 
-    def sentence(self, sentence: str, opening: bool) -> None:
+    def sentence(self, sentence: str, opening: bool) -> list[_Mention]:
+        """Read one sentence's moves; its mentions, found once (the names of a novel's cast
+        are the slow part), for the caller too."""
         mentions = self.mentions(sentence)
         hits = []
         for kind, pattern in _VERBS:
@@ -237,6 +239,7 @@ class _Reader:
                 seen = _OBJECT_BEFORE.search(sentence[:m.start]) or re.search(
                     r"\bseen\s+(?:a|an|the)?\s*$", sentence[:m.start], re.I)
                 self.move(APPEAR if seen else ACT, m.names)
+        return mentions
 
     def verb(self, kind: str, sentence: str, mentions: list[_Mention], start: int, end: int
              ) -> frozenset[str] | None:
