@@ -7,7 +7,7 @@ through it; nothing here knows about Gradio.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bookmarks.config import Settings, apply_saved, load_settings
@@ -16,6 +16,7 @@ from bookmarks.models.llm import LLM
 from bookmarks.scenes.background import Prefetcher
 from bookmarks.store import Store
 from bookmarks.stories.importers import load_story, parse_story
+from bookmarks.stories.read_once import LastRead
 
 BUNDLED_STORIES = Path(os.environ.get("BOOKMARKS_STORIES")
                        or Path(__file__).resolve().parent.parent / "stories")
@@ -29,6 +30,7 @@ class Services:
     llms: dict[str, LLM]
     env_settings: Settings | None = None  # before the UI's saved settings were applied
     _prefetcher: Prefetcher | None = None
+    reader: LastRead = field(default_factory=LastRead)  # an upload parsed once for preview and import
 
     def __post_init__(self) -> None:
         self.env_settings = self.env_settings or self.settings
@@ -52,7 +54,7 @@ class Services:
 
     def import_file(self, path: str | Path, *, fmt: str | None = None,
                     title: str | None = None) -> int:
-        story = load_story(path, fmt=fmt, title=title, max_bytes=self.settings.max_upload_bytes)
+        story = self.reader.load(path, fmt=fmt, title=title, max_bytes=self.settings.max_upload_bytes)
         return self.store.add_story(story)
 
     def import_bytes(self, data: bytes, filename: str, *, fmt: str | None = None,

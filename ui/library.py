@@ -13,7 +13,7 @@ from bookmarks.engine.attribution import suggest as suggest_speakers
 from bookmarks.errors import BookmarksError
 from bookmarks.scenes.prepare import progress
 from bookmarks.services import Services
-from bookmarks.stories.importers import FORMATS, load_story
+from bookmarks.stories.importers import FORMATS
 from bookmarks.stories.story_export import STORY_FORMATS, export_story, file_stem, whole_story
 
 from .library_prepare import build_prepare_box, wire_prepare
@@ -185,8 +185,8 @@ def build_library_tab(services: Services) -> dict:
         try:
             fmt = None if fmt_ == "auto" else fmt_
             if found and found.get("path") == path:
-                story = load_story(path, fmt=fmt, title=title_.strip() or None,
-                                   max_bytes=services.settings.max_upload_bytes)
+                story = services.reader.load(path, fmt=fmt, title=title_.strip() or None,
+                                             max_bytes=services.settings.max_upload_bytes)
                 story = apply_suggestions(story, [Suggestion(**x) for x in found["items"]],
                                           float(threshold))
                 story_id = services.store.add_story(story)
@@ -202,8 +202,8 @@ def build_library_tab(services: Services) -> dict:
         if not path:
             return ""
         try:
-            story = load_story(path, fmt=None if fmt_ == "auto" else fmt_,
-                               max_bytes=services.settings.max_upload_bytes)
+            story = services.reader.load(path, fmt=None if fmt_ == "auto" else fmt_,
+                                         max_bytes=services.settings.max_upload_bytes)
         except (BookmarksError, ValueError) as exc:
             return f"**This file cannot be imported as it is.** {esc(str(exc))}"
         counts = story.action_counts()
@@ -319,8 +319,8 @@ def build_library_tab(services: Services) -> dict:
         if not path:
             raise gr.Error("Choose a file to upload first.")
         try:
-            story = load_story(path, fmt=None if fmt_ == "auto" else fmt_,
-                               max_bytes=services.settings.max_upload_bytes)
+            story = services.reader.load(path, fmt=None if fmt_ == "auto" else fmt_,
+                                         max_bytes=services.settings.max_upload_bytes)
             found = await suggest_speakers(services.llms["memory"], story)
         except BookmarksError as exc:
             raise gr.Error(str(exc)) from None
