@@ -310,3 +310,14 @@ def m012_action_check(db: Database) -> None:
     # without a tag naming the speaker; see stories/attribution_check.py); NULL when the
     # rules were sure, the format named the speaker, or a writer corrected the line
     db["actions"].add_column("check_reason", str)
+
+
+@migrations()
+def m013_presence_marks(db: Database) -> None:
+    # a writer's presence corrections (Library → Who is present), in the order made, and
+    # those a re-imported JSONL carries: applied again each time presence is derived anew
+    # (after a line's correction or a merge), so that none is lost
+    db["presence_marks"].create({"id": int, "story_id": int, "character": str, "first": int,
+                                 "last": int, "present": int}, pk="id",
+                                foreign_keys=[("story_id", "stories", "id")])
+    db["presence_marks"].create_index(["story_id", "id"])

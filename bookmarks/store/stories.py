@@ -37,9 +37,17 @@ class StoriesStore(StoreBase):
             )
             db["branches"].insert({"story_id": story_id, "parent_id": None, "fork_point": 0,
                                    "name": "trunk", "created_at": now()})
-            from bookmarks.stories.presence import derive, to_ranges
+            from bookmarks.stories.presence import corrections, derive, to_ranges
 
-            self._write_presence(story_id, to_ranges(derive(story.actions, story.characters)))
+            per_action = derive(story.actions, story.characters)
+            if any(a.present is not None for a in story.actions):  # a JSONL's presence, with
+                # the writer's corrections: kept as marks, so a later derivation keeps them
+                bare = [a.model_copy(update={"present": None}) for a in story.actions]
+                db["presence_marks"].insert_all(
+                    {"story_id": story_id, "character": name, "first": a, "last": b,
+                     "present": int(present)}
+                    for name, a, b, present in corrections(per_action, derive(bare, story.characters)))
+            self._write_presence(story_id, to_ranges(per_action))
         return story_id
 
     def list_stories(self) -> list[StoryInfo]:
@@ -90,13 +98,17 @@ class StoriesStore(StoreBase):
             out.setdefault(r["character"], []).append((r["first"], r["last"]))
         return out
 
-    def derive_presence(self, story_id: int, given: dict[int, list[str]] | None = None) -> None:
-        from bookmarks.stories.presence import derive, to_ranges
+    def derive_presence(self, story_id: int) -> None:
+        """Presence from the storyline, then the writer's corrections on top, in order."""
+        from bookmarks.stories.presence import derive, to_ranges, with_corrections
 
-        actions = self.actions(story_id)
-        if given:
-            actions = [a.model_copy(update={"present": given.get(a.index)}) for a in actions]
-        self._write_presence(story_id, to_ranges(derive(actions, self.characters(story_id))))
+        ranges = to_ranges(derive(self.actions(story_id), self.characters(story_id)))
+        self._write_presence(story_id, with_corrections(ranges, self.presence_marks(story_id)))
+
+    def presence_marks(self, story_id: int) -> list[tuple[str, int, int, bool]]:
+        """The writer's presence corrections of a story, in the order made."""
+        return [(r["character"], r["first"], r["last"], bool(r["present"])) for r in self._rows(
+            "SELECT * FROM presence_marks WHERE story_id = ? ORDER BY id", [story_id])]
 
     def _write_presence(self, story_id: int, ranges: dict[str, list[tuple[int, int]]]) -> None:
         with self.transaction() as db:
@@ -115,7 +127,9 @@ class StoriesStore(StoreBase):
         ranges = self.presence(story_id)
         before = {k: list(v) for k, v in ranges.items()}
         ranges[character] = set_range(ranges.get(character, []), first, last, present)
-        with self.transaction():
+        with self.transaction() as db:
+            db["presence_marks"].insert({"story_id": story_id, "character": character, "first": first,
+                                         "last": last, "present": int(present)})
             self._write_presence(story_id, {k: v for k, v in ranges.items() if v})
             self._presence_changed(story_id, before)
 
@@ -230,6 +244,8 @@ class StoriesStore(StoreBase):
             db.execute("UPDATE actions SET character = ? WHERE story_id = ? AND character = ?",
                        [keep, story_id, merge])
             db["characters"].delete(rows[merge]["id"])
+            db.execute("UPDATE presence_marks SET character = ? WHERE story_id = ? AND character = ?",
+                       [keep, story_id, merge])  # the writer's corrections of either stay
             self.derive_presence(story_id)  # names and speakers changed
             self._presence_changed(story_id, before)
 
@@ -326,6 +342,7 @@ class StoriesStore(StoreBase):
                 "DELETE FROM branches WHERE story_id = ?",
                 "DELETE FROM questions WHERE story_id = ?",
                 "DELETE FROM presence WHERE story_id = ?",
+                "DELETE FROM presence_marks WHERE story_id = ?",
                 "DELETE FROM actions WHERE story_id = ?",
                 "DELETE FROM characters WHERE story_id = ?",
                 "DELETE FROM stories WHERE id = ?",

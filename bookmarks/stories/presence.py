@@ -251,6 +251,32 @@ def set_range(runs: list[tuple[int, int]], first: int, last: int, present: bool
     return merged
 
 
+def corrections(given: dict[int, set[str]], derived: dict[int, set[str]]
+                ) -> list[tuple[str, int, int, bool]]:
+    """Where a presence that was given (a story's JSONL, which carries the writer's
+    corrections) differs from what the storyline alone gives: (character, first, last,
+    present) runs, in order, that `set_range` turns the derived presence into the given."""
+    runs: dict[tuple[str, bool], list[tuple[int, int]]] = {}
+    for idx in sorted(set(given) | set(derived)):
+        g, d = given.get(idx, set()), derived.get(idx, set())
+        for name, present in [*((n, True) for n in g - d), *((n, False) for n in d - g)]:
+            cells = runs.setdefault((name, present), [])
+            if cells and cells[-1][1] == idx - 1:
+                cells[-1] = (cells[-1][0], idx)
+            else:
+                cells.append((idx, idx))
+    return sorted(((name, a, b, present) for (name, present), cells in runs.items() for a, b in cells),
+                  key=lambda m: (m[1], m[0], m[3]))
+
+
+def with_corrections(ranges: Ranges, marks: Iterable[tuple[str, int, int, bool]]) -> Ranges:
+    """The derived `ranges` with a writer's corrections applied, in the order made."""
+    out = {name: list(runs) for name, runs in ranges.items()}
+    for name, first, last, present in marks:
+        out[name] = set_range(out.get(name, []), first, last, present)
+    return {name: runs for name, runs in out.items() if runs}
+
+
 class Witness:
     """Whether a character could perceive a line of a lineage: trunk actions by the
     story's presence ranges; a scene's own lines (after `trunk_end`) if the character is
