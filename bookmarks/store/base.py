@@ -74,6 +74,7 @@ class StoreBase:
         conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30,
                                isolation_level=None)
         self._lock = threading.RLock()
+        self._reads: tuple | None = None  # (story id, presence.Reads): see derive_presence
         self.db = Database(conn)
         self.db.execute("PRAGMA foreign_keys = ON")
         self.db.execute("PRAGMA busy_timeout = 30000")

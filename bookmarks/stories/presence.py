@@ -64,7 +64,7 @@ from bookmarks.stories.story import NARRATION, Action, Character
 
 Ranges = dict[str, list[tuple[int, int]]]
 
-__all__ = ["Finder", "Ranges", "Witness", "derive", "set_range", "split_speech", "to_ranges"]
+__all__ = ["Finder", "Ranges", "Reads", "Witness", "derive", "set_range", "split_speech", "to_ranges"]
 
 
 # unnamed people who come on an errand (to announce, to bring, to fetch)
@@ -132,9 +132,51 @@ class _Stage:
                 del self.weak[name]
 
 
-def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, set[str]]:
-    """Who is present at each action (by index)."""
+class Reads:
+    """What reading each direction gave, kept between derivations of one story's presence:
+    a writer's correction of one line derives the whole story again, and reading its
+    narration was nearly all of that (about 6 s for a 15,000-action novel). A direction's
+    moves depend only on its text, the cast, who does what no one is named for and who is on
+    stage and dead before it: those are the key, and one `Reads` serves one cast only
+    (`fitting` gives a new one for another), so that nothing read with another cast's names
+    is ever used."""
+
+    LIMIT = 200_000  # directions kept (a novel's narration is some tens of thousands)
+
+    def __init__(self, cast: Sequence[Character] = ()) -> None:
+        self.cast = self.signature(cast)
+        self.moves: dict[tuple, tuple[Move, ...]] = {}
+        self.hits = 0
+
+    @staticmethod
+    def signature(cast: Sequence[Character]) -> tuple:
+        return tuple((c.name, tuple(c.keys())) for c in cast)
+
+    def fitting(self, cast: Sequence[Character]) -> Reads:
+        """This one if it was made for `cast` (and is not full), else a new one."""
+        if self.signature(cast) == self.cast and len(self.moves) < self.LIMIT:
+            return self
+        return Reads(cast)
+
+    def read(self, text: str, find: Finder, actor: str | None, stage: set[str], dead: set[str],
+             opening: bool = False) -> list[Move]:
+        key = (text, actor, frozenset(stage), frozenset(dead), opening)
+        if (found := self.moves.get(key)) is not None:
+            self.hits += 1
+            return list(found)
+        moves = read(text, find, actor, stage, dead, opening)
+        self.moves[key] = tuple(moves)
+        return moves
+
+
+def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | None = None
+           ) -> dict[int, set[str]]:
+    """Who is present at each action (by index). `reads`: what reading the directions gave
+    the last time this story's presence was derived, made for this cast (see `Reads`)."""
     find = Finder(cast)
+    if reads is not None and reads.cast != Reads.signature(cast):
+        raise ValueError("these reads were made for another cast")
+    reading = reads.read if reads is not None else read
     known = {c.name for c in cast}
     out: dict[int, set[str]] = {}
     stage = _Stage()
@@ -154,7 +196,7 @@ def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, se
             out[a.index] = set(stage.present)
             continue
         if a.character == NARRATION:
-            moves = read(a.text, find, last_speaker, stage.present, stage.dead, opening)
+            moves = reading(a.text, find, last_speaker, stage.present, stage.dead, opening)
             directed = directed or any(m.kind in (ENTER, EXIT, DIE) for m in moves)
             stage.apply(moves)
             out[a.index] = set(stage.present)
@@ -171,7 +213,7 @@ def derive(actions: Iterable[Action], cast: Sequence[Character]) -> dict[int, se
         lead: list[Move] = []  # the moves of the speaker's own directions before the words
         for is_direction, piece in split_speech(a.text):
             if is_direction:
-                moves = read(piece, find, speaker or last_speaker, stage.present, stage.dead)
+                moves = reading(piece, find, speaker or last_speaker, stage.present, stage.dead)
                 directed = directed or any(m.kind in (ENTER, EXIT, DIE) for m in moves)
                 if speaker and not spoken and offstage_voice(piece):
                     moves.append(Move(OFF, frozenset({speaker})))
