@@ -23,6 +23,7 @@ PAGE = 50
 EVERY, QUOTED = "every line", "narration holding a quote"
 CHECK = "lines to check"  # speakers the import was less sure of (Action.check)
 _QUOTE = re.compile(r"[“”\"]|(?:^|\s)[‘'][A-Z]")  # a double quote, or a single one opening
+LONG_READ = 1_000_000  # bytes: an upload this big says it is being read before its preview
 
 
 def storyline_view(actions: list, view: str) -> list:
@@ -199,6 +200,14 @@ def build_library_tab(services: Services) -> dict:
         return msg, gr.update(choices=story_choices(services), value=story_label(info))
 
     def do_preview(path: str | None, fmt_: str):
+        """The upload's preview; a file over a megabyte first says it is being read (a novel
+        of 15,000 actions takes about 20 s on a small machine)."""
+        if path and (size := Path(path).stat().st_size if Path(path).is_file() else 0) > LONG_READ:
+            yield (f"Reading **{esc(Path(path).name)}** ({size / 2**20:.1f} MB): finding who speaks "
+                   "each line and the cast. A whole novel takes a while; the preview follows here.")
+        yield preview_of(path, fmt_)
+
+    def preview_of(path: str | None, fmt_: str) -> str:
         if not path:
             return ""
         try:
