@@ -202,7 +202,8 @@ def build_library_tab(services: Services) -> dict:
     def do_preview(path: str | None, fmt_: str):
         """The upload's preview; a file over a megabyte first says it is being read (a novel
         of 15,000 actions takes about 20 s on a small machine)."""
-        if path and (size := Path(path).stat().st_size if Path(path).is_file() else 0) > LONG_READ:
+        size = Path(path).stat().st_size if path and Path(path).is_file() else 0
+        if size > LONG_READ:
             yield (f"Reading **{esc(Path(path).name)}** ({size / 2**20:.1f} MB): finding who speaks "
                    "each line and the cast. A whole novel takes a while; the preview follows here.")
         yield preview_of(path, fmt_)

@@ -47,7 +47,7 @@ class StoriesStore(StoreBase):
                 db["presence_marks"].insert_all(
                     {"story_id": story_id, "character": name, "first": a, "last": b,
                      "present": int(present)}
-                    for name, a, b, present in corrections(per_action, derive(bare, story.characters)))
+                    for name, a, b, present in corrections(per_action, derive(bare, story.characters, reads)))
             self._write_presence(story_id, to_ranges(per_action))
         self._reads = (story_id, reads)
         return story_id

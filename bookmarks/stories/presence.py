@@ -298,16 +298,11 @@ def corrections(given: dict[int, set[str]], derived: dict[int, set[str]]
     """Where a presence that was given (a story's JSONL, which carries the writer's
     corrections) differs from what the storyline alone gives: (character, first, last,
     present) runs, in order, that `set_range` turns the derived presence into the given."""
-    runs: dict[tuple[str, bool], list[tuple[int, int]]] = {}
-    for idx in sorted(set(given) | set(derived)):
-        g, d = given.get(idx, set()), derived.get(idx, set())
-        for name, present in [*((n, True) for n in g - d), *((n, False) for n in d - g)]:
-            cells = runs.setdefault((name, present), [])
-            if cells and cells[-1][1] == idx - 1:
-                cells[-1] = (cells[-1][0], idx)
-            else:
-                cells.append((idx, idx))
-    return sorted(((name, a, b, present) for (name, present), cells in runs.items() for a, b in cells),
+    indices = set(given) | set(derived)
+    added = to_ranges({i: given.get(i, set()) - derived.get(i, set()) for i in indices})
+    dropped = to_ranges({i: derived.get(i, set()) - given.get(i, set()) for i in indices})
+    return sorted([*((name, a, b, True) for name, runs in added.items() for a, b in runs),
+                   *((name, a, b, False) for name, runs in dropped.items() for a, b in runs)],
                   key=lambda m: (m[1], m[0], m[3]))
 
 

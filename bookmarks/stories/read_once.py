@@ -46,7 +46,7 @@ class LastRead:
             story = self._stories.get(key)
             if story is not None:
                 self._stories.move_to_end(key)
-        if story is None or key[1] is None:
+        if story is None:  # (a missing file is never kept: load_story says so)
             story = load_story(path, fmt=fmt, max_bytes=max_bytes)  # raises on a bad file
             with self._lock:
                 self.parsed += 1
