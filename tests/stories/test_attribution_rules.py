@@ -250,7 +250,7 @@ def test_a_possessive_before_the_verb_is_the_speaker_not_a_new_character():
 def test_a_description_is_merged_only_into_someone_with_a_name_of_their_own():
     """`replied the servant` where Poole's turn was may be Poole; `the boy` answering `the
     captain` is not the captain (a title alone is a description too)."""
-    from bookmarks.stories.attribution_rules import _proper
+    from bookmarks.stories.attribution_chain import has_proper_name
     from bookmarks.stories.dialogue import Cast
     from bookmarks.stories.speakers import Person
 
@@ -259,8 +259,8 @@ def test_a_description_is_merged_only_into_someone_with_a_name_of_their_own():
     people.people = {"Captain": Person("Captain", {"Captain", "the captain"}),
                      "Poole": Person("Poole", {"Poole"}),
                      "Mr. Hyde": Person("Mr. Hyde", {"Mr. Hyde", "the man"})}
-    assert not _proper(people, "Captain")
-    assert _proper(people, "Poole") and _proper(people, "Mr. Hyde")
+    assert not has_proper_name(people, "Captain")
+    assert has_proper_name(people, "Poole") and has_proper_name(people, "Mr. Hyde")
 
 
 # --- several speakers in one paragraph -------------------------------------------------------
