@@ -72,7 +72,9 @@ def test_a_story_goes_out_and_back_in_over_the_cli(tmp_path):
     assert run(tmp_path, "import", str(fountain)).returncode == 0
     store = store_of(tmp_path)
     try:
-        first, second, third = (store.actions(i) for i in (1, 2, 3))
+        # the same storyline (where each line starts differs: each is its own file)
+        first, second, third = ([a.model_copy(update={"line": None}) for a in store.actions(i)]
+                                for i in (1, 2, 3))
         assert first == second == third
         assert [c.aliases for c in store.characters(3)] == [["Miss Ada"], ["Benjamin"]]
         assert store.story(3).author == "A. Writer" and store.story(2).description == "Two at a gate."
@@ -228,7 +230,12 @@ def test_lines_to_check_are_counted_listed_and_cleared_over_the_cli(tmp_path):
     first = rows[0]
     assert "[turn-taking]: Then I shall put it on myself." in first
     index, speaker = first.split()[0], first.split("  ", 1)[1].split(" [")[0]
-    assert "[check: turn-taking]" in run(tmp_path, "line", "--story", "1", index).stdout
+    assert "(file line 7)  " in first  # where it starts in the file
+    shown = run(tmp_path, "line", "--story", "1", index).stdout
+    assert "[check: turn-taking]" in shown
+    assert "In the file (lines 5–9; ▶ this line):" in shown  # the reply before, the one after
+    assert '▶      7  "Then I shall put it on myself."' in shown
+    assert '       5  "Not yet," Tom answered.' in shown and '"Do, and welcome."' in shown
     assert run(tmp_path, "line", "--story", "1", index, "--speaker", speaker).returncode == 0
     again = run(tmp_path, "line", "--story", "1", "--to-check").stdout
     assert "2 lines to check" in again and "Then I shall put it on myself." not in again

@@ -14,6 +14,7 @@ from bookmarks.errors import BookmarksError
 from bookmarks.scenes.prepare import progress
 from bookmarks.services import Services
 from bookmarks.stories.importers import FORMATS
+from bookmarks.stories.source_view import render as render_source
 from bookmarks.stories.story_export import STORY_FORMATS, export_story, file_stem, whole_story
 
 from .library_prepare import build_prepare_box, wire_prepare
@@ -21,6 +22,8 @@ from .render import esc, parse_id, story_label, user_errors
 
 PAGE = 50
 EVERY, QUOTED = "every line", "narration holding a quote"
+NO_SOURCE = ("The file's text was not kept for this story (a JSON import, or one imported "
+             "before the app kept files): import it again to see its lines here.")
 CHECK = "lines to check"  # speakers the import was less sure of (Action.check)
 _QUOTE = re.compile(r"[“”\"]|(?:^|\s)[‘'][A-Z]")  # a double quote, or a single one opening
 LONG_READ = 1_000_000  # bytes: an upload this big says it is being read before its preview
@@ -144,13 +147,18 @@ def build_library_tab(services: Services) -> dict:
                                 "that read the line is dropped; it is read again when needed. "
                                 "Show → *lines to check* lists the lines whose speaker the "
                                 "import was less sure of; Apply with the same speaker "
-                                "confirms one.")
+                                "confirms one. *In the file* shows the line where it stands "
+                                "in the file you imported (▶), with its tag and the lines "
+                                "around it.")
                     with gr.Row():
                         c_line = gr.Number(None, precision=0, minimum=1, label="Action #",
                                            elem_id="line-index")
                         c_who = gr.Dropdown([], label="Speaker", value=None,
                                             allow_custom_value=True, elem_id="line-speaker")
                     c_text = gr.Textbox(label="Text", lines=3, elem_id="line-text")
+                    c_source = gr.Textbox(label="In the file", lines=8, max_lines=24,
+                                          interactive=False, elem_id="line-source",
+                                          placeholder=NO_SOURCE)
                     c_btn = gr.Button("Apply", elem_id="line-apply")
                     c_status = gr.Markdown(elem_id="line-status")
                 prep = build_prepare_box()
@@ -232,13 +240,16 @@ def build_library_tab(services: Services) -> dict:
 
     @user_errors
     def load_line(label: str | None, index: float | None):
-        """The speaker and text of the line numbered `index` (nothing when there is none)."""
+        """The speaker and text of the line numbered `index`, and where it stands in the
+        file the story was read from (nothing when there is no such line)."""
         if not label or not index:
-            return gr.update(), gr.update()
-        found = services.store.actions(parse_id(label), int(index), int(index))
+            return gr.update(), gr.update(), ""
+        story_id = parse_id(label)
+        found = services.store.actions(story_id, int(index), int(index))
         if not found:
-            return gr.update(), gr.update()
-        return gr.update(value=found[0].character), found[0].text
+            return gr.update(), gr.update(), ""
+        return (gr.update(value=found[0].character), found[0].text,
+                render_source(services.store.source_around(story_id, int(index))))
 
     def pick_line(evt: gr.SelectData):
         """A click on a storyline row: its number (the first column) to correct."""
@@ -377,7 +388,7 @@ def build_library_tab(services: Services) -> dict:
     wire_prepare(services, prep, story, refresh)
     p_btn.click(do_presence, [story, p_who, p_first, p_last, p_here], [presence])
     storyline.select(pick_line, None, [c_line])
-    c_line.change(load_line, [story, c_line], [c_who, c_text])
+    c_line.change(load_line, [story, c_line], [c_who, c_text, c_source])
     c_btn.click(do_correct, [story, c_line, c_who, c_text, page, view], [c_status, *shown])
     export_btn.click(do_export, [story, export_fmt], [export_files])
     return {"story": story, "stories": stories,

@@ -1,6 +1,7 @@
 """The page's own CSS: a spinner for waiting lines (no emoji: Debian's Chromium has no
-emoji font), status lines, and the order of the Play columns on a phone (the scene first,
-then its memory, then the New-scene form)."""
+emoji font), status lines, a line's place in its file in a fixed-width font (its numbers
+aligned, its hard wraps as in the file), and the order of the Play columns on a phone (the
+scene first, then its memory, then the New-scene form)."""
 
 CSS = """
 .bm-spinner { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.4em;
@@ -12,6 +13,8 @@ CSS = """
 #start-here { border-left: 4px solid var(--color-accent); padding: 4px 12px; }
 #library-stories table { table-layout: fixed; }
 #library-stories td, #library-stories th { overflow-wrap: anywhere; }
+#line-source textarea { font-family: var(--font-mono), monospace; font-size: 0.85em;
+  white-space: pre-wrap; }
 @media (max-width: 820px) {
   #play-scene-col { order: -2; }
   #play-memory-col { order: -1; }

@@ -2,13 +2,16 @@
 character, a new name who joins the cast, or narration) and its text — as the Library's
 "Correct a line" does. Memory that read the line is dropped (`Store.correct_line`).
 `--to-check` lists the lines whose speaker the import was less sure of, with why
-(`Action.check`); correcting one, or giving it its own speaker again, clears its mark."""
+(`Action.check`) and where each starts in the file; correcting one, or giving it its own
+speaker again, clears its mark. Showing a line prints it where it stands in the file the
+story was read from (its tag and the lines around it, `Store.source_around`)."""
 
 from __future__ import annotations
 
 import argparse
 
 from bookmarks.errors import BookmarksError, NotFoundError
+from bookmarks.stories.source_view import render
 
 
 def cmd_line(args: argparse.Namespace) -> int:
@@ -19,7 +22,8 @@ def cmd_line(args: argparse.Namespace) -> int:
     if args.to_check:
         marked = [a for a in store.actions(story.id) if a.check]
         for a in marked:
-            print(f"{a.index}  {a.character} [{a.check}]: {a.text}")
+            where = f" (file line {a.line})" if a.line else ""
+            print(f"{a.index}{where}  {a.character} [{a.check}]: {a.text}")
         print(f"{len(marked)} line{'' if len(marked) == 1 else 's'} to check in “{story.title}”.")
         return 0
     if args.index is None:
@@ -31,6 +35,8 @@ def cmd_line(args: argparse.Namespace) -> int:
     if args.speaker is None and args.text is None:
         why = f" [check: {found[0].check}]" if found[0].check else ""
         print(f"{found[0].index}  {found[0].character}{why}: {found[0].text}")
+        if piece := store.source_around(story.id, args.index):
+            print(f"\nIn the file (lines {piece[0][0]}–{piece[-1][0]}; ▶ this line):\n{render(piece)}")
         return 0
     name = store.correct_line(story.id, args.index, args.speaker or found[0].character,
                               args.text)

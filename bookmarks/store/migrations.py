@@ -321,3 +321,13 @@ def m013_presence_marks(db: Database) -> None:
                                  "last": int, "present": int}, pk="id",
                                 foreign_keys=[("story_id", "stories", "id")])
     db["presence_marks"].create_index(["story_id", "id"])
+
+
+@migrations()
+def m014_action_lines_and_sources(db: Database) -> None:
+    # where each action starts in the file its story was read from, and that file's text
+    # (prose, plays, screenplays; not JSON): a writer checking a line's speaker sees the
+    # original wording around it, with the tag the import read (NULL / no row: not known)
+    db["actions"].add_column("line", int)
+    db["story_sources"].create({"story_id": int, "text": str}, pk="story_id",
+                               foreign_keys=[("story_id", "stories", "id")])

@@ -6,6 +6,7 @@ import json
 
 from bookmarks.errors import BookmarksError, NotFoundError
 from bookmarks.store.base import StoreBase, StoryInfo, now
+from bookmarks.stories.source_view import around
 from bookmarks.stories.story import NARRATION, Action, Character, Question, Story
 
 
@@ -24,10 +25,12 @@ class StoriesStore(StoreBase):
             )
             db["actions"].insert_all(
                 ({"story_id": story_id, "idx": a.index, "character": a.character,
-                  "text": a.text, "chapter": a.chapter, "check_reason": a.check}
+                  "text": a.text, "chapter": a.chapter, "check_reason": a.check, "line": a.line}
                  for a in story.actions),
                 batch_size=2000,
             )
+            if story.source is not None:
+                db["story_sources"].insert({"story_id": story_id, "text": story.source})
             db["questions"].insert_all(
                 {"story_id": story_id, "qid": q.id, "after": q.after,
                  "character": q.character, "question": q.question,
@@ -198,10 +201,21 @@ class StoriesStore(StoreBase):
         end = end if end is not None else 1 << 62
         return [
             Action(index=r["idx"], character=r["character"], text=r["text"],
-                   chapter=r["chapter"], check=r["check_reason"])
+                   chapter=r["chapter"], check=r["check_reason"], line=r["line"])
             for r in self._rows("SELECT * FROM actions WHERE story_id = ? AND idx BETWEEN ? "
                                 "AND ? ORDER BY idx", [story_id, start, end])
         ]
+
+    def source_around(self, story_id: int, index: int) -> list[tuple[int, str, bool]]:
+        """Action `index` where it stands in the file its story was read from: (file line,
+        text, whether it is the action's own) — see stories/source_view.py. Empty when the
+        file's text was not kept (JSON formats, a scene's own story, a story imported before
+        the app kept files)."""
+        row = self._one("SELECT text FROM story_sources WHERE story_id = ?", [story_id])
+        if row is None:
+            return []
+        starts = {a.index: a.line for a in self.actions(story_id, max(1, index - 1), index + 2)}
+        return around(row["text"].split("\n"), starts, index)
 
     def action_tuples(self, story_id: int, start: int, end: int) -> list[tuple[int, str, str]]:
         """(index, character, text) of trunk actions start..end — the engine's hot path,
@@ -349,6 +363,7 @@ class StoriesStore(StoreBase):
                 "DELETE FROM questions WHERE story_id = ?",
                 "DELETE FROM presence WHERE story_id = ?",
                 "DELETE FROM presence_marks WHERE story_id = ?",
+                "DELETE FROM story_sources WHERE story_id = ?",
                 "DELETE FROM actions WHERE story_id = ?",
                 "DELETE FROM characters WHERE story_id = ?",
                 "DELETE FROM stories WHERE id = ?",

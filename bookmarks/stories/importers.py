@@ -163,6 +163,7 @@ def parse_story(
         characters=cast,
         actions=actions,
         questions=_check_questions(questions or [], len(actions), name),
+        source=None if fmt in ("jsonl", "reference") else "\n".join(lines),  # not JSON's own
     )
 
 

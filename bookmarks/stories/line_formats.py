@@ -97,6 +97,7 @@ def parse_jsonl(lines: list[str], file: str) -> list[Action]:
                 chapter=chapter.strip() or None if chapter else None,
                 present=_present(present),
                 check=" ".join(check.split()) or None if check else None,
+                line=number,
             )
         )
     return actions
@@ -170,6 +171,7 @@ def action_of(actions, name, text, chapter, file, number, check=None) -> Action:
         text=clean_text(text, file, number),
         chapter=chapter,
         check=check,
+        line=number,
     )
 
 

@@ -42,6 +42,9 @@ class Action(BaseModel):
     # why a writer should check who speaks it: the import's rules attributed it without a
     # tag naming the speaker (see attribution_check.py); None when sure, or corrected
     check: str | None = Field(default=None, max_length=200)
+    # the line of the file it was read from where it starts (None: not known), so a writer
+    # checking its speaker can see the original wording (`Story.source`); never exported
+    line: int | None = Field(default=None, ge=1)
 
 
 class Question(BaseModel):
@@ -79,6 +82,9 @@ class Story(BaseModel):
     characters: list[Character]
     actions: list[Action]
     questions: list[Question] = Field(default_factory=list)
+    # the decoded text of the file it was read from (None: not from a file): the store keeps
+    # it to show a line where it stands in the file (`Action.line`)
+    source: str | None = None
 
     def character(self, name: str) -> Character | None:
         folded = name.casefold()

@@ -412,6 +412,11 @@ def test_a_writer_corrects_a_lines_speaker_in_the_library(tmp_path, browser):
                                timeout=90_000)
         page.wait_for_function("t => document.querySelector('#line-text textarea').value"
                                ".trim().startsWith(t)", arg=text[:30], timeout=90_000)
+        # where it stands in the file: its own line marked, with its cue, between its neighbours
+        page.wait_for_function("() => document.querySelector('#line-source textarea').value"
+                               ".includes('▶      6  MAREN VOSS: Three things')", timeout=90_000)
+        source = page.locator("#line-source textarea").input_value()
+        assert "[Enter MAREN VOSS" in source and "NELL COBB: Nobody ever" in source
         speaker = page.locator("#line-speaker input")
         speaker.fill("Old Ned")
         speaker.press("Enter")
