@@ -15,7 +15,7 @@ from bookmarks.scenes.prepare import progress
 from bookmarks.services import Services
 from bookmarks.stories.importers import FORMATS
 from bookmarks.stories.source_view import render as render_source
-from bookmarks.stories.story_export import STORY_FORMATS, export_story, file_stem, whole_story
+from bookmarks.stories.story_export import STORY_FORMATS, export_story, file_stem
 
 from .library_prepare import build_prepare_box, wire_prepare
 from .render import esc, parse_id, story_label, user_errors
@@ -62,13 +62,11 @@ def prepared_text(services: Services, story_id: int) -> str:
 
 def export_story_files(services: Services, story_id: int, fmt: str) -> list[str]:
     """The story written for download: the storyline (JSONL with presence, or Fountain)
-    and, next to it, the `.meta.json` (and `.questions.jsonl`) that importing reads."""
+    and, next to it, the `.meta.json` (and `.questions.jsonl`, `.source.txt`) that
+    importing reads."""
     store = services.store
     info = store.story(story_id)
-    story = whole_story(title=info.title, author=info.author, description=info.description,
-                        source_format=info.source_format, characters=store.characters(story_id),
-                        actions=store.actions(story_id), presence=store.presence(story_id),
-                        questions=store.questions(story_id))
+    story = store.stored_story(story_id)
     folder = services.settings.data_dir / "exports" / f"story-{story_id}-{fmt}"
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -168,8 +166,10 @@ def build_library_tab(services: Services) -> dict:
                                 "(your corrections too) and the lines to check. Fountain keeps "
                                 "all but presence, which is derived again on import, and the "
                                 "lines to check. Keep the `.meta.json` (and "
-                                "`.questions.jsonl`) next to the story file: importing it with "
-                                "`bookmarks import FILE` reads them.")
+                                "`.questions.jsonl`, and the `.source.txt` a JSONL export "
+                                "carries: the file the story was read from, for *In the "
+                                "file*) next to the story file: importing it with `bookmarks "
+                                "import FILE` reads them.")
                     with gr.Row():
                         export_fmt = gr.Dropdown(list(STORY_FORMATS), value="jsonl",
                                                  label="Format", elem_id="story-export-format")

@@ -8,25 +8,14 @@ from pathlib import Path
 
 from bookmarks.errors import BookmarksError
 from bookmarks.store import Store
-from bookmarks.stories.story import Story
-from bookmarks.stories.story_export import SUFFIXES, export_story, file_stem, whole_story
-
-
-def stored_story(store: Store, story_id: int) -> Story:
-    """The story as the store holds it now: cast with aliases, every action, questions,
-    and presence with the writer's corrections."""
-    info = store.story(story_id)
-    return whole_story(title=info.title, author=info.author, description=info.description,
-                       source_format=info.source_format, characters=store.characters(story_id),
-                       actions=store.actions(story_id), presence=store.presence(story_id),
-                       questions=store.questions(story_id))
+from bookmarks.stories.story_export import SUFFIXES, export_story, file_stem
 
 
 def write_story(store: Store, story_id: int, fmt: str, out: str | Path) -> list[Path]:
     """Write the story to `out` (a file, or a folder to name it in) with its sidecar files
-    next to it (`STEM.meta.json`, `STEM.questions.jsonl`, STEM being the name up to its
-    first dot, as the importer reads them); returns the paths written."""
-    story = stored_story(store, story_id)
+    next to it (`STEM.meta.json`, `STEM.questions.jsonl`, `STEM.source.txt`, STEM being
+    the name up to its first dot, as the importer reads them); returns the paths written."""
+    story = store.stored_story(story_id)
     out = Path(out)
     if out.is_dir():
         out = out / f"{file_stem(story.title)}{SUFFIXES[fmt]}"
@@ -51,7 +40,7 @@ def write_story(store: Store, story_id: int, fmt: str, out: str | Path) -> list[
 
 def print_story(store: Store, story_id: int, fmt: str) -> None:
     """The storyline on stdout; the sidecars cannot come along, so say how to get them."""
-    story = stored_story(store, story_id)
+    story = store.stored_story(story_id)
     files = export_story(story, fmt, "story")
     sys.stdout.write(files[f"story{SUFFIXES[fmt]}"])
     print("note: the title, author, cast and aliases (and questions) go in a .meta.json "

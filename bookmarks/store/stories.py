@@ -8,6 +8,7 @@ from bookmarks.errors import BookmarksError, NotFoundError
 from bookmarks.store.base import StoreBase, StoryInfo, now
 from bookmarks.stories.source_view import around
 from bookmarks.stories.story import NARRATION, Action, Character, Question, Story
+from bookmarks.stories.story_export import whole_story
 
 
 class StoriesStore(StoreBase):
@@ -206,16 +207,31 @@ class StoriesStore(StoreBase):
                                 "AND ? ORDER BY idx", [story_id, start, end])
         ]
 
-    def source_around(self, story_id: int, index: int) -> list[tuple[int, str, bool]]:
-        """Action `index` where it stands in the file its story was read from: (file line,
-        text, whether it is the action's own) — see stories/source_view.py. Empty when the
-        file's text was not kept (JSON formats, a scene's own story, a story imported before
+    def source(self, story_id: int) -> str | None:
+        """The text of the file the story was read from; None when it was not kept (JSON
+        formats without their `.source.txt`, a scene's own story, a story imported before
         the app kept files)."""
         row = self._one("SELECT text FROM story_sources WHERE story_id = ?", [story_id])
-        if row is None:
+        return None if row is None else row["text"]
+
+    def source_around(self, story_id: int, index: int) -> list[tuple[int, str, bool]]:
+        """Action `index` where it stands in the file its story was read from: (file line,
+        text, whether it is the action's own) — see stories/source_view.py; empty when the
+        file's text was not kept."""
+        if (text := self.source(story_id)) is None:
             return []
         starts = {a.index: a.line for a in self.actions(story_id, max(1, index - 1), index + 2)}
-        return around(row["text"].split("\n"), starts, index)
+        return around(text.split("\n"), starts, index)
+
+    def stored_story(self, story_id: int) -> Story:
+        """The story as the store holds it now, to export: cast with aliases, every action
+        (where it starts in the source file too), questions, presence with the writer's
+        corrections, and the source file's text where it was kept."""
+        info = self.story(story_id)
+        return whole_story(title=info.title, author=info.author, description=info.description,
+                           source_format=info.source_format, characters=self.characters(story_id),
+                           actions=self.actions(story_id), presence=self.presence(story_id),
+                           questions=self.questions(story_id), source=self.source(story_id))
 
     def action_tuples(self, story_id: int, start: int, end: int) -> list[tuple[int, str, str]]:
         """(index, character, text) of trunk actions start..end — the engine's hot path,

@@ -3,10 +3,10 @@ Project Gutenberg plays and novels, Fountain screenplays.
 
 Every failure raises `StoryFormatError` naming the file, the line (where there is one)
 and the reason. Input is untrusted: size-capped, decoded strictly (UTF-8, UTF-16 or UTF-32;
-see decoding.py), never evaluated. Sidecar files next to a story (`NAME.meta.json` for
-title and cast, `NAME.questions.jsonl` for multiple-choice questions) are read when
-present. The line-by-line formats (JSONL, scripts, the reference JSON) are parsed in
-`line_formats`.
+see decoding.py), never evaluated. Sidecar files next to a story are read when present:
+`NAME.meta.json` for title and cast, `NAME.questions.jsonl` for multiple-choice questions,
+`NAME.source.txt` for the text a JSONL export was made from. The line-by-line formats
+(JSONL, scripts, the reference JSON) are parsed in `line_formats`.
 """
 
 from __future__ import annotations
@@ -132,8 +132,11 @@ def parse_story(
     meta: dict | None = None,
     questions: list[Question] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    source: str | None = None,
 ) -> Story:
-    """Parse raw bytes into a Story. `meta` may give title, description and cast."""
+    """Parse raw bytes into a Story. `meta` may give title, description and cast; `source`
+    the text of the file a JSONL export was made from (its `.source.txt`), which its lines'
+    `"line"` fields point into."""
     name = Path(filename).name or "story"
     meta = _check_meta(meta, name)
     check_size(len(data), max_bytes, name)
@@ -163,7 +166,7 @@ def parse_story(
         characters=cast,
         actions=actions,
         questions=_check_questions(questions or [], len(actions), name),
-        source=None if fmt in ("jsonl", "reference") else "\n".join(lines),  # not JSON's own
+        source=source if fmt in ("jsonl", "reference") else "\n".join(lines),  # not JSON's own
     )
 
 
@@ -299,5 +302,9 @@ def load_story(
                                    file=meta_path.name) from None
     q_path = path.with_name(f"{stem}.questions.jsonl")
     questions = read_questions(q_path) if q_path.is_file() else None
+    source = None
+    if (s_path := path.with_name(f"{stem}.source.txt")).is_file() and s_path != path:
+        check_size(s_path.stat().st_size, max_bytes, s_path.name)
+        source = "\n".join(decode_text(s_path.read_bytes(), s_path.name).splitlines())
     return parse_story(path.read_bytes(), path.name, fmt=fmt, title=title, meta=meta,
-                       questions=questions, max_bytes=max_bytes)
+                       questions=questions, max_bytes=max_bytes, source=source)

@@ -16,6 +16,7 @@ from bookmarks.stories.names import normalize_name
 from bookmarks.stories.story import NARRATION, Action
 
 MAX_TEXT_CHARS = 20_000
+MAX_LINE = 100_000_000  # a JSONL action's "line" in its source file
 
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$")
 _DIRECTION = re.compile(r"^\s*(\[(.+)\]|\((.+)\)|\*([^*].*)\*|_([^_].*)_)\s*$")
@@ -88,6 +89,10 @@ def parse_jsonl(lines: list[str], file: str) -> list[Action]:
         if check is not None and (not isinstance(check, str) or len(check) > 200):
             raise StoryFormatError('"check" must be a short text (why to check the speaker).',
                                    file=file, line=number)
+        line = obj.get("line", number)  # where it starts in the story's source file, as exported
+        if isinstance(line, bool) or not isinstance(line, int) or not 1 <= line <= MAX_LINE:
+            raise StoryFormatError(f'"line" must be a line number (1 to {MAX_LINE}).', file=file,
+                                   line=number)
         name = speaker_name(obj["character"], file, number)
         actions.append(
             Action(
@@ -97,7 +102,7 @@ def parse_jsonl(lines: list[str], file: str) -> list[Action]:
                 chapter=chapter.strip() or None if chapter else None,
                 present=_present(present),
                 check=" ".join(check.split()) or None if check else None,
-                line=number,
+                line=line,
             )
         )
     return actions

@@ -3,10 +3,11 @@
 The Library parses an upload to preview it, again to import it, and again to suggest
 speakers; a novel of 15,000 actions takes about 20 s to parse on a small machine. `LastRead`
 keeps the last few stories read, keyed by the file's path, size and modification time (and
-those of its sidecar meta and questions files), the format asked for and the size limit, and
-hands out a deep copy, so that nobody's change to one reaches the next caller. A file that
-fails to parse is not kept: reading it again says why again. A title given for the import is
-applied to the copy (a given title replaces whatever the file says, as in `parse_story`).
+those of its sidecar meta, questions and source files), the format asked for and the size
+limit, and hands out a deep copy, so that nobody's change to one reaches the next caller. A
+file that fails to parse is not kept: reading it again says why again. A title given for
+the import is applied to the copy (a given title replaces whatever the file says, as in
+`parse_story`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ class LastRead:
              max_bytes: int = DEFAULT_MAX_BYTES) -> Story:
         path = Path(path)
         stem = path.name.split(".")[0]
-        sidecars = [path.with_name(f"{stem}.meta.json"), path.with_name(f"{stem}.questions.jsonl")]
+        sidecars = [path.with_name(f"{stem}.{end}") for end in ("meta.json", "questions.jsonl",
+                                                                  "source.txt")]
         key = (str(path.resolve()), _stat(path), *(_stat(p) for p in sidecars), fmt, max_bytes)
         with self._lock:
             story = self._stories.get(key)

@@ -13,6 +13,9 @@
 - `STEM.meta.json`: title, author, description, the format, and the cast (names,
   aliases, major characters) — the sidecar `load_story` reads next to a story file.
 - `STEM.questions.jsonl` when the story has multiple-choice questions.
+- `STEM.source.txt` (JSONL only) when the import kept the text of the file the story was
+  read from: each JSONL line then says where its action starts there (`"line"`), so the
+  Library still shows a line where it stands in that file (see source_view.py).
 
 Read back with `load_story(STEM.jsonl)` (or `bookmarks import STEM.jsonl`), the story has
 the same actions, speakers, texts, chapters, cast, author, questions and presence.
@@ -35,9 +38,10 @@ SUFFIXES = {"jsonl": ".jsonl", "fountain": ".fountain"}
 def whole_story(*, title: str, author: str = "", description: str = "", source_format: str = "jsonl",
                 characters: Sequence[Character], actions: Sequence[Action],
                 presence: Mapping[str, Iterable[tuple[int, int]]] | None = None,
-                questions: Sequence[Question] = ()) -> Story:
+                questions: Sequence[Question] = (), source: str | None = None) -> Story:
     """A Story from what the store holds of it; `presence` (per character, the runs of
-    actions they could perceive) becomes each action's `present` list, in cast order."""
+    actions they could perceive) becomes each action's `present` list, in cast order;
+    `source` is the text of the file it was read from, where it was kept."""
     actions = list(actions)
     if presence is not None:
         order = {c.name: k for k, c in enumerate(characters)}
@@ -51,7 +55,8 @@ def whole_story(*, title: str, author: str = "", description: str = "", source_f
                                                           key=lambda n: (order.get(n, 1 << 30), n))})
                    for a in actions]
     return Story(title=title, author=author, description=description, source_format=source_format,
-                 characters=list(characters), actions=actions, questions=list(questions))
+                 characters=list(characters), actions=actions, questions=list(questions),
+                 source=source)
 
 
 def _line(obj: dict) -> str:
@@ -72,6 +77,8 @@ def story_jsonl(story: Story) -> str:
             row["present"] = list(a.present)
         if a.check is not None:
             row["check"] = a.check
+        if story.source is not None and a.line is not None:
+            row["line"] = a.line  # where it starts in STEM.source.txt
         out.append(_line(row))
     return "".join(out)
 
@@ -103,7 +110,8 @@ def file_stem(title: str) -> str:
 
 def export_story(story: Story, fmt: str, stem: str | None = None) -> dict[str, str]:
     """The files of a story exported as `fmt` ("jsonl" or "fountain"), by file name: the
-    storyline, its `.meta.json` and, when it has questions, its `.questions.jsonl`."""
+    storyline, its `.meta.json`, when it has questions its `.questions.jsonl` and, in JSONL,
+    when the import kept the text of the file it was read from, that text (`.source.txt`)."""
     if fmt not in STORY_FORMATS:
         raise ValueError(f"A story is exported as {' or '.join(STORY_FORMATS)}, not {fmt!r}.")
     stem = stem or file_stem(story.title)
@@ -111,4 +119,6 @@ def export_story(story: Story, fmt: str, stem: str | None = None) -> dict[str, s
     files = {f"{stem}{SUFFIXES[fmt]}": body, f"{stem}.meta.json": story_meta(story, fmt)}
     if story.questions:
         files[f"{stem}.questions.jsonl"] = story_questions(story.questions)
+    if fmt == "jsonl" and story.source is not None:  # (a Fountain file is its own source)
+        files[f"{stem}.source.txt"] = story.source + "\n"
     return files

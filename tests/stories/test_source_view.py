@@ -90,3 +90,17 @@ def test_the_store_keeps_lines_and_file_through_corrections_and_drops_them_with_
     assert store.source_around(jsonl, 1) == []
     store.delete_story(story_id)
     assert store.db.execute("SELECT COUNT(*) FROM story_sources").fetchone()[0] == 0
+
+
+def test_a_jsonl_line_field_is_checked():
+    import pytest
+
+    from bookmarks.errors import StoryFormatError
+
+    ok = parse_story(b'{"character": "Mara", "text": "Hello.", "line": 41}\n', "s.jsonl")
+    assert ok.actions[0].line == 41
+    for bad in (b'0', b'true', b'"7"', b'1.5', b'-3'):
+        with pytest.raises(StoryFormatError) as caught:
+            parse_story(b'{"character": "Mara", "text": "Hello."}\n'
+                        b'{"character": "Mara", "text": "Bye.", "line": ' + bad + b'}\n', "s.jsonl")
+        assert '"line" must be a line number' in str(caught.value) and "line 2" in str(caught.value)

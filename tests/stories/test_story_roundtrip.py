@@ -14,7 +14,7 @@ from bookmarks.services import bundled_story_files
 from bookmarks.stories.fountain import to_fountain
 from bookmarks.stories.importers import load_story, parse_story
 from bookmarks.stories.story import Action, Character, Story
-from bookmarks.stories.story_export import export_story, file_stem, whole_story
+from bookmarks.stories.story_export import export_story, file_stem
 from tests.conftest import ROOT, STORIES
 
 GOLD = sorted((ROOT / "benchmarks" / "gold" / "presence").glob("*.txt"))
@@ -22,11 +22,7 @@ BUNDLED = bundled_story_files(STORIES)
 
 
 def stored(store, sid: int) -> Story:
-    info = store.story(sid)
-    return whole_story(title=info.title, author=info.author, description=info.description,
-                       source_format=info.source_format, characters=store.characters(sid),
-                       actions=store.actions(sid), presence=store.presence(sid),
-                       questions=store.questions(sid))
+    return store.stored_story(sid)
 
 
 def snapshot(store, sid: int, *, presence: bool = True) -> dict:
@@ -106,6 +102,12 @@ def test_every_story_goes_out_and_back_without_loss(store, tmp_path, path):
     assert corrected["presence"] != before["presence"]
     again = round_trip(store, sid, "jsonl", tmp_path / "jsonl")
     same_story(store, sid, again, corrected)
+    # and every line still shows where it stands in the file it was first read from
+    assert store.source(again) == store.source(sid)
+    n = store.story(sid).n_actions
+    for index in sorted({1, 2, n // 3, n // 2, n - 1, n} - {0}):
+        assert store.source_around(again, index) == store.source_around(sid, index)
+    assert bool(store.source_around(sid, n)) == (path.suffix != ".jsonl")  # JSON: no file view
     # and once more from the copy: a fixed point
     third = round_trip(store, again, "jsonl", tmp_path / "third")
     same_story(store, sid, third, corrected)
