@@ -201,7 +201,7 @@ def _progress(label: str):
 def cmd_eval(args: argparse.Namespace) -> int:
     import json
 
-    from bookmarks.evaluation import evaluate
+    from bookmarks.evaluation import evaluate, mcq
     from bookmarks.evaluation.export import run_rows, to_csv, to_jsonl
     from bookmarks.models.llm import run_sync
 
@@ -219,7 +219,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                         use_cache=not args.no_cache,
                                         on_record=_progress("NAP")))
     elif args.eval_command == "mcq":
-        run = run_sync(evaluate.run_mcq(store, services.llms, args.story, method=args.method,
+        run = run_sync(mcq.run_mcq(store, services.llms, args.story, method=args.method,
                                         budget=args.budget, limit=args.limit, run_id=args.resume,
                                         knowledge=args.knowledge, use_cache=not args.no_cache,
                                         on_record=_progress("MCQ")))

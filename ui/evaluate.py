@@ -11,7 +11,7 @@ import pandas as pd
 
 from bookmarks.engine.methods import METHODS
 from bookmarks.errors import BookmarksError
-from bookmarks.evaluation import arena, evaluate, report
+from bookmarks.evaluation import arena, evaluate, mcq, report
 from bookmarks.evaluation.export import label_studio_tasks, run_rows, to_csv, to_jsonl
 from bookmarks.services import Services
 
@@ -179,7 +179,7 @@ def build_evaluate_tab(services: Services) -> None:
                                              points=int(points_) or None, k=int(k_),
                                              budget=int(budget_), run_id=rid, on_record=on_record)
             else:
-                run = await evaluate.run_mcq(store, services.llms, sid, method=method_,
+                run = await mcq.run_mcq(store, services.llms, sid, method=method_,
                                              budget=int(budget_), limit=int(points_) or None,
                                              run_id=rid,
                                              on_record=on_record)

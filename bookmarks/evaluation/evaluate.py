@@ -1,5 +1,6 @@
 """Benchmarks on a story: next-action prediction (NAP) with a five-dimension judge and
-Best@k, multiple-choice questions (MCQ), and efficiency by progress bucket.
+Best@k, and efficiency by progress bucket (the multiple-choice benchmark is in mcq.py, on
+the same runs).
 
 Runs are stored (`eval_runs`, one `eval_records` row per item) and resumable: running
 again with the same run id skips the items already recorded and continues with the
@@ -9,7 +10,6 @@ memory space the run had.
 from __future__ import annotations
 
 import asyncio
-import re
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -45,7 +45,7 @@ JUDGE_SYSTEM = ("You compare a predicted action of a story character with the ac
                 "character really took. Judge each dimension on its own.")
 
 
-def _lines(scene: list[IndexedLine]) -> str:
+def scene_lines(scene: list[IndexedLine]) -> str:
     """A scene's lines for a judge or MCQ prompt, each clipped (marked) so that no single
     line can take the prompt's room: the request's last-resort cut then never reaches the
     start of the newest line."""
@@ -54,7 +54,7 @@ def _lines(scene: list[IndexedLine]) -> str:
 
 def judge_messages(*, story: str, character: str, scene: list[IndexedLine], reference: str,
                    prediction: str) -> list[dict[str, str]]:
-    context, reference, prediction = _lines(scene), clip(reference), clip(prediction)
+    context, reference, prediction = scene_lines(scene), clip(reference), clip(prediction)
     user = (f'Story: "{story}". Scene:\n{context}\n\nReal action of {character}: {reference}\n'
             f"Predicted action of {character}: {prediction}\n\n"
             "For each dimension answer yes if the prediction matches the real action on it: "
@@ -80,7 +80,7 @@ class Answer(BaseModel):
 def dimension_messages(*, dimension: str, story: str, character: str, scene: list[IndexedLine],
                        reference: str, prediction: str) -> list[dict[str, str]]:
     """One yes/no question for one dimension (the paper's protocol: five independent calls)."""
-    context, reference, prediction = _lines(scene), clip(reference), clip(prediction)
+    context, reference, prediction = scene_lines(scene), clip(reference), clip(prediction)
     user = (f'Story: "{story}". Scene:\n{context}\n\nReal action of {character}: {reference}\n'
             f"Predicted action of {character}: {prediction}\n\n"
             f"Does the prediction match the real action in {dimension} "
@@ -135,7 +135,7 @@ def best_index(all_scores: list[dict[str, int]]) -> int:
     return max(range(len(all_scores)), key=lambda n: (mean(all_scores[n]), -n))
 
 
-def _start(store: Store, kind: str, story_id: int, method: str, params: dict,
+def start_run(store: Store, kind: str, story_id: int, method: str, params: dict,
            run_id: int | None) -> dict:
     if run_id is not None:
         run = store.run(run_id)
@@ -166,8 +166,8 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
               "knowledge": knowledge,
               "protocol": "sample" if points else "every eligible action",
               "setup": run_setup(llms)}
-    run = _start(store, "nap", story_id or 0, method, params, run_id)
-    llms = _metered(llms, use_cache)
+    run = start_run(store, "nap", story_id or 0, method, params, run_id)
+    llms = metered(llms, use_cache)
     p = run["params"]
     story_id, method = run["story_id"], run["method"]
     story = store.story(story_id)
@@ -251,7 +251,7 @@ async def run_nap(store: Store, llms: dict[str, LLM], story_id: int | None = Non
     return store.run(run["id"])
 
 
-def _metered(llms: dict[str, LLM], use_cache: bool) -> dict[str, LLM]:
+def metered(llms: dict[str, LLM], use_cache: bool) -> dict[str, LLM]:
     """The run's own meters (every call of the run counts in them), without the reply
     cache with `use_cache=False`. A reply the cache serves counts at what it first cost:
     figures are what the model would have to do; cached calls are counted apart."""
@@ -336,118 +336,6 @@ def summarize_nap(records: list[dict]) -> dict:
     out["sync_modes"] = dict(sum((Counter(r.get("sync_modes") or {}) for r in records),
                                  Counter()))
     return out
-
-
-_ALONE = re.compile(r"\(?([A-Ha-h])\)?[.:]?")
-_STATED = re.compile(r"\b(?:answer(?:\s+is)?|option|choice)\s*[:\-]?\s*\(?([A-H])\b(?![\w'])",
-                     re.IGNORECASE)
-_LEADING = re.compile(r"^(?:\(([A-Ha-h])\)|([A-Ha-h])[).:])(?:\s|$)")
-
-
-def parse_choice(reply: str, letters: list[str],
-                 options: dict[str, str] | None = None) -> str | None:
-    """The option a reply names in an explicit answer form — a letter alone ("B", "(b)",
-    "B."), a stated answer ("Answer: B", "the answer is (C)", "option D"), a leading marked
-    letter ("B) the key", "(c) because") — or by the option's own text; None when it names
-    none or several (invalid, counted wrong). A sentence that merely starts with the word
-    "A" ("A lighthouse keeper…") names no option."""
-    text = reply.strip().strip("*").strip()
-    found: set[str] = set()
-    if m := _ALONE.fullmatch(text):
-        found.add(m.group(1).upper())
-    else:
-        found |= {x.upper() for x in _STATED.findall(text)}
-        if not found and (m := _LEADING.match(text)):
-            found.add((m.group(1) or m.group(2)).upper())
-    if not found and options:
-        folded = " ".join(text.casefold().split())
-        found = {k for k, v in options.items()
-                 if len(v.strip()) > 2 and " ".join(v.casefold().strip(" .").split()) in folded}
-    found &= set(letters)
-    return found.pop() if len(found) == 1 else None
-
-
-def mcq_messages(*, story: str, character: str, grounding: str, scene: list[IndexedLine],
-                 question: str, options: dict[str, str]) -> list[dict[str, str]]:
-    listed = "\n".join(f"{k}. {v}" for k, v in sorted(options.items()))
-    parts = []
-    if grounding:
-        parts.append(f"What {character} remembers (story memory):\n{grounding}")
-    parts.append("The scene so far:\n" + _lines(scene))
-    parts.append(f"Question for {character}: {question}\n{listed}\n\nAnswer with the letter of "
-                 "the correct option only.")
-    system = (f'You are {character} in the story "{story}". Answer from what you know of the '
-              "story so far.")
-    return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
-
-
-async def run_mcq(store: Store, llms: dict[str, LLM], story_id: int | None = None, *,
-                  method: str = "bookmarks", budget: int = 3, limit: int | None = None,
-                  run_id: int | None = None, knowledge: str = "omniscient",
-                  use_cache: bool = True,
-                  on_record: Callable[[dict, int, int], None] | None = None) -> dict:
-    run = _start(store, "mcq", story_id or 0, method,
-                 {"budget": budget, "limit": limit, "knowledge": knowledge}, run_id)
-    llms = _metered(llms, use_cache)
-    story_id, method, p = run["story_id"], run["method"], run["params"]
-    story = store.story(story_id)
-    questions = store.questions(story_id)[: p["limit"] or None]
-    if not questions:
-        raise BookmarksError(f"Story {story_id} has no multiple-choice questions; import a "
-                             "NAME.questions.jsonl file next to the story.")
-    cast = store.characters(story_id)
-    default = next((c.name for c in cast if c.major), cast[0].name)
-    lineage = Lineage.of(store, story.trunk_id)
-    done = store.record_keys(run["id"])
-    for n, q in enumerate(questions, start=1):
-        if q.id in done:
-            continue
-        who = q.character or default
-        extra = [IndexedLine("question", q.question, q.after + 1)]
-        try:
-            grounding, scene = await ground_at(store, llms["memory"], story_id=story_id,
-                                               lineage=lineage, position=q.after + 1,
-                                               character=who, method=method, budget=p["budget"],
-                                               space=run["space"], extra_scene=extra,
-                                               knowledge=p.get("knowledge", "omniscient"))
-        except StructuredOutputError as exc:  # no grounding: an invalid (wrong) answer
-            record = {"qid": q.id, "after": q.after, "character": who, "answer": q.answer,
-                      "choice": None, "valid": False, "correct": False,
-                      "reply": f"grounding failed: {exc}"[:200], "grounding": ""}
-            store.add_record(run["id"], q.id, record)
-            continue
-        reply = await llms["actor"].text(
-            mcq_messages(story=story.title, character=who, grounding=grounding.text, scene=scene,
-                         question=q.question, options=q.options),
-            purpose="mcq", temperature=0, max_tokens=8)
-        choice = parse_choice(reply.text, sorted(q.options), q.options)
-        record = {"qid": q.id, "after": q.after, "character": who, "answer": q.answer,
-                  "choice": choice, "valid": choice is not None, "correct": choice == q.answer,
-                  "reply": reply.text[:200], "grounding": grounding.text,
-                  "witnessed": q.witnessed,
-                  # a witnessed question answered with what the character never saw
-                  "knew_too_much": bool(q.witnessed and q.omniscient_answer
-                                        and choice == q.omniscient_answer)}
-        store.commit_memory(grounding.writes)
-        store.add_record(run["id"], q.id, record)
-        if on_record:
-            on_record(record, n, len(questions))
-    records = store.records(run["id"])
-    summary = {"items": len(records), "accuracy": round(100 * sum(r["correct"] for r in records)
-                                                        / max(1, len(records)), 2),
-               "invalid": sum(not r["valid"] for r in records)}
-    witnessed = [r for r in records if r.get("witnessed")]
-    if witnessed:  # faithfulness to what each character could know
-        summary["witnessed_items"] = len(witnessed)
-        summary["witnessed_accuracy"] = round(
-            100 * sum(r["correct"] for r in witnessed) / len(witnessed), 2)
-        summary["knew_too_much"] = round(
-            100 * sum(r["knew_too_much"] for r in witnessed) / len(witnessed), 2)
-    summary["grounding_failures"] = sum(r["reply"].startswith("grounding failed")
-                                        for r in records)
-    summary["model_use"] = {role: dict(llm.usage) for role, llm in llms.items()}
-    store.finish_run(run["id"], summary)
-    return store.run(run["id"])
 
 
 def efficiency_buckets(rows: list[dict], n: int = 4) -> list[dict]:

@@ -35,7 +35,7 @@ from bookmarks.engine.lineage import IndexedLine
 from bookmarks.engine.method_bookmarks import full_names, resolve_pronouns
 from bookmarks.engine.methods import METHODS
 from bookmarks.errors import NoUsableLineError
-from bookmarks.evaluation import evaluate
+from bookmarks.evaluation import evaluate, mcq
 from bookmarks.evaluation.evaluate import run_nap
 from bookmarks.evaluation.walk import walk
 from bookmarks.memory import StateContent, StateNode, render_state
@@ -292,7 +292,7 @@ def every_template(value: str, number: int, lines: list[IndexedLine]) -> list[tu
     out += [("actor", m["content"]) for m in actor_messages(
         story_title=value, character=value, scene=[Line(x.character, x.text) for x in lines],
         grounding=grounding_text(value), setting=value)]
-    for fn in (evaluate.judge_messages, evaluate.mcq_messages, attribution_messages):
+    for fn in (evaluate.judge_messages, mcq.mcq_messages, attribution_messages):
         out += [(fn.__name__, m["content"]) for m in render(fn, value, number, lines)]
     for d in evaluate.DIMENSIONS:
         out += [("dimension", m["content"]) for m in evaluate.dimension_messages(

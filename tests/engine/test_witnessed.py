@@ -173,7 +173,7 @@ def test_a_witnessed_scene_keeps_each_knower_apart(store):
 
 
 def test_witnessed_questions_measure_knowing_too_much(store):
-    from bookmarks.evaluation.evaluate import run_mcq
+    from bookmarks.evaluation.mcq import run_mcq
     from bookmarks.stories.story import Question
 
     story = play_story()

@@ -11,11 +11,10 @@ from bookmarks.evaluation.evaluate import (
     efficiency_buckets,
     judge,
     judge_warning,
-    parse_choice,
-    run_mcq,
     run_nap,
     summarize_nap,
 )
+from bookmarks.evaluation.mcq import parse_choice, run_mcq
 from bookmarks.models.llm import run_sync
 from bookmarks.models.testing import ScriptedFakeModel, ScriptedMemory
 from bookmarks.stories.story import Question

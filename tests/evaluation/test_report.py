@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bookmarks.errors import BookmarksError
-from bookmarks.evaluation.evaluate import run_mcq, run_nap
+from bookmarks.evaluation.evaluate import run_nap
+from bookmarks.evaluation.mcq import run_mcq
 from bookmarks.evaluation.report import compare, format_compare, format_table, table
 from bookmarks.models.llm import run_sync
 from bookmarks.models.testing import ScriptedFakeModel, ScriptedMemory

@@ -14,7 +14,8 @@ from pydantic import BaseModel
 
 from bookmarks.config import RoleConfig
 from bookmarks.engine.lineage import IndexedLine
-from bookmarks.evaluation.evaluate import dimension_messages, judge_warning, mcq_messages, run_nap
+from bookmarks.evaluation.evaluate import dimension_messages, judge_warning, run_nap
+from bookmarks.evaluation.mcq import mcq_messages
 from bookmarks.models.fitting import estimate_tokens, fit_messages, text_tokens
 from bookmarks.models.llm import LLM, run_sync
 from bookmarks.models.testing import ScriptedFakeModel, ScriptedMemory

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from bookmarks.engine.actor import clean_reply
 from bookmarks.engine.method_bookmarks import Proposals
 from bookmarks.errors import BookmarksError
-from bookmarks.evaluation.evaluate import Judgement, parse_choice
+from bookmarks.evaluation.evaluate import Judgement
+from bookmarks.evaluation.mcq import parse_choice
 from bookmarks.models.structured import extract_json, parse_structured
 from bookmarks.stories.importers import FORMATS, parse_story
 from bookmarks.stories.story import Story
