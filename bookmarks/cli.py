@@ -6,6 +6,7 @@ Errors the user can act on print one line to stderr and exit 1; never a tracebac
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -464,6 +465,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `bookmarks line --to-check | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (no error at exit)
+        return 0
 
 
 if __name__ == "__main__":

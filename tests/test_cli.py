@@ -125,3 +125,18 @@ def test_import_with_model_assisted_attribution(tmp_path):
     assert "✓ [5] Anna (0.90): \"The tide is turning.\"" in out.stdout
     listed = run_env(tmp_path, {}, "list")
     assert "sea" in listed.stdout.lower()
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    """`bookmarks line --to-check | head -1`: the pipe closes while the list is printed."""
+    talk = "".join(f'"This is line {k} of our long talk by the gate."\n\n' for k in range(3000))
+    story = tmp_path / "talk.txt"
+    story.write_text('"Hello, Ben," said Anna.\n\n"Hello, Anna," said Ben.\n\n' + talk)
+    assert "3000 lines to check" in run(tmp_path, "import", str(story)).stdout
+    env = {**os.environ, "BOOKMARKS_DATA_DIR": str(tmp_path / "data")}
+    proc = subprocess.Popen([sys.executable, "-m", "bookmarks.cli", "line", "--story", "1",
+                             "--to-check"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert b"[turn-taking]: This is line 0 of" in proc.stdout.readline()
+    proc.stdout.close()  # the reader is gone
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0 and "Traceback" not in err and "BrokenPipe" not in err

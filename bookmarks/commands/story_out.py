@@ -43,6 +43,6 @@ def print_story(store: Store, story_id: int, fmt: str) -> None:
     story = store.stored_story(story_id)
     files = export_story(story, fmt, "story")
     sys.stdout.write(files[f"story{SUFFIXES[fmt]}"])
-    print("note: the title, author, cast and aliases (and questions) go in a .meta.json "
-          "(and .questions.jsonl) file next to the story; give --out FILE to write them too.",
-          file=sys.stderr)
+    print("note: the title, author, cast and aliases (and questions, and the text of the file "
+          "the story was read from) go in a .meta.json (and .questions.jsonl, .source.txt) file "
+          "next to the story; give --out FILE to write them too.", file=sys.stderr)
