@@ -26,7 +26,10 @@ _REPORTED = re.compile(rf"\b(?!{GESTURES}){VERB}\b")
 
 def gesture_only(text: str) -> bool:
     """A narration paragraph whose only said-verb is a gesture (`Lord Henry laughed.`)."""
-    return re.search(rf"\b{GESTURES}", text) is not None and _REPORTED.search(text) is None
+    return _GESTURE_WORD.search(text) is not None and _REPORTED.search(text) is None
+
+
+_GESTURE_WORD = re.compile(rf"\b{GESTURES}")
 ADV = (r"(?:(?:very|rather)\s+[a-z]+ly|[a-z]+ly|again|then|now|aloud|presently|too|also|both|all|"
        r"at\s+last|at\s+once|at\s+length|in\s+reply|in\s+return|once\s+more|even|just|only|still|merely|quite|half)")
 AUX = (r"(?:had|has|have|was|were|is|used\s+to|(?:was|were)\s+(?:moved|driven|forced|compelled|"
@@ -245,14 +248,12 @@ def clause_subject(sentence: str) -> tuple[int, str] | None:
     lead = len(s) - len(s.lstrip(" ([“\"‘'—–-"))
     intro = _INTRO.match(s[lead:])
     at = lead + (intro.end() if intro else 0)
-    m = re.match(rf"(?P<s>{SUBJ})(?:,\s+(?P<aside>(?:[^,\s]+\s+){{0,15}}[^,\s]+)\s*,)?\s+(?:{ADV}\s+){{0,2}}"
-                 rf"(?P<v>[a-z][a-z’']*)", s[at:])  # (the aside's words counted: a bracket blanked
+    m = _CLAUSE.match(s[at:])  # (the aside's words counted: a bracket blanked
     # out inside it is no length: `Nicholas Forsyte, with his bird-like rapidity (…), placed`)
     if m and (aside := m.group("aside")) and re.fullmatch(_DESC, m.group("s")) \
             and re.fullmatch(PROPER, aside) and m.group("v") not in _NOT_VERBS:
         return at + m.start("aside"), aside  # `his father, James, was scrutinizing`: James
-    voice = rf"[Tt]he\s+voice\s+of\s+(?P<s>{PROPER})\s+(?:{ADV}\s+){{0,2}}[a-z]"
-    if not m and (v := re.match(voice, s[at:]) or re.match(_KIN_NAMED, s[at:])):
+    if not m and (v := _VOICE_OF.match(s[at:]) or _KIN_NAMED.match(s[at:])):
         return at + v.start("s"), v.group("s")  # `The voice of Swithin roused him`: his doing;
         # `His aunt Polly stood surprised`: Polly
     if not m or m.group("v") in _NOT_VERBS:
@@ -260,6 +261,10 @@ def clause_subject(sentence: str) -> tuple[int, str] | None:
     return at + m.start("s"), m.group("s")
 
 
+# the clause's subject, an aside of a few words after it, adverbs, and the verb-like word
+_CLAUSE = re.compile(rf"(?P<s>{SUBJ})(?:,\s+(?P<aside>(?:[^,\s]+\s+){{0,15}}[^,\s]+)\s*,)?\s+"
+                     rf"(?:{ADV}\s+){{0,2}}(?P<v>[a-z][a-z’']*)")
+_VOICE_OF = re.compile(rf"[Tt]he\s+voice\s+of\s+(?P<s>{PROPER})\s+(?:{ADV}\s+){{0,2}}[a-z]")
 _KIN_NAMED = re.compile(rf"(?:[Hh]is|[Hh]er|[Mm]y|[Tt]heir|[Oo]ur)\s+(?:aunt|uncle|cousin|brother|sister|"
                         rf"friend|father|mother|wife|husband|son|daughter|nephew|niece)\s+(?P<s>{PROPER})\s+"
                         rf"(?:{ADV}\s+){{0,2}}[a-z]")
@@ -288,6 +293,9 @@ def tag_before(seg: str) -> Tag | None:
 # a speech verb's word used as a noun: `in a whisper`, `in a low voice and a whisper`,
 # `his answer`, `train of thought` (not `the woman said`: a noun stands before a verb)
 _DETERMINER = r"\b(?i:a|an|the|his|her|their|my|our|your|its|this|that|of|no)\s+"
+_VERB_WORD = re.compile(rf"\b{VERB}\b")
+_DETERMINER_END = re.compile(_DETERMINER + "$")
+_DETERMINED_END = re.compile(_DETERMINER + r"[a-z]+(?:-[a-z]+)*\s+$")
 _NOUN_FORMS = frozenset("whisper answer reply cry call thought remark shout murmur sigh laugh "
                         "question greeting sob groan retort echo growl mutter scream roar".split())
 
@@ -295,10 +303,9 @@ _NOUN_FORMS = frozenset("whisper answer reply cry call thought remark shout murm
 def _verbs(sentence: str) -> list[re.Match]:
     """The speech verbs of a sentence, not the same words used as nouns."""
     out = []
-    for v in re.finditer(rf"\b{VERB}\b", sentence):
+    for v in _VERB_WORD.finditer(sentence):
         head = sentence[max(0, v.start() - 40):v.start()]
-        if re.search(_DETERMINER + "$", head) or (v.group(0) in _NOUN_FORMS and re.search(
-                _DETERMINER + r"[a-z]+(?:-[a-z]+)*\s+$", head)):
+        if _DETERMINER_END.search(head) or (v.group(0) in _NOUN_FORMS and _DETERMINED_END.search(head)):
             continue
         out.append(v)
     return out
@@ -320,17 +327,17 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
         return 0, ""  # `to say "Drink me"`, `would say`, `never said` (`he used to say` speaks)
     if len(words) >= 2 and " ".join(words[-2:]).casefold() == "used to":
         head = " ".join(head.split()[:-2]) + " "
-    if m := re.search(rf"(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s*$", head):
+    if m := _SUBJ_END.search(head):
         if not _object_pronoun(head, m):
             return m.start("s"), m.group("s")
-    if m := re.search(rf"\b[Ii]t\s+was\s+(?P<s>{SUBJ})\s+(?:who|that)\s+$", head):
+    if m := _CLEFT_END.search(head):
         return m.start("s"), m.group("s")  # `It was Jack who answered.`
-    if m := re.search(rf"(?P<s>{PROPER})[’']s(?:{_VOICE.pattern})\s*$", head):
+    if m := _VOICE_END.search(head):
         return m.start("s"), m.group("s")  # `Mary Hale's voice said,`: hers
     if m := _SUBJ_ASIDE.search(head):  # `Jack, however, said:` / `Jack, after a pause, answered:`
         if not _object_pronoun(head, m):
             return m.start("s"), m.group("s")
-    if m := re.match(rf"(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’']|-\w)", after):
+    if m := _SUBJ_AFTER.match(after):
         return v.end() + m.start("s"), m.group("s")
     head = _TIME_PHRASE.sub(" ", head)  # `and after a few moments added:`, `and, in a low voice, said`
     if re.search(r"(?:\band|\bthen|,)\s*(?:(?:\w+ly|had|has|have|was|were|just|then|again|began|"
@@ -340,6 +347,9 @@ def _tag_at(sentence: str, v: re.Match) -> tuple[int, str] | None:
     return 0, ""
 
 
+_SUBJ_END = re.compile(rf"(?P<s>{SUBJ})(?:\s+{ADV}){{0,2}}\s*$")
+_CLEFT_END = re.compile(rf"\b[Ii]t\s+was\s+(?P<s>{SUBJ})\s+(?:who|that)\s+$")
+_SUBJ_AFTER = re.compile(rf"(?:\s+{ADV})?\s+(?P<s>{SUBJ})(?![\w’']|-\w)")
 _CAP_VERB = re.compile(r"\s*(?:Said|Asked|Cried|Replied|Answered|Added|Returned|Continued|Observed|"
                        r"Remarked|Quoth)\s")
 _SUBJ_ASIDE = re.compile(rf"(?:^|[.!?;:]\s+|,\s+(?:and|but|then)\s+)\s*(?P<s>{SUBJ}),\s*(?!and\b|but\b|or\b)"
@@ -352,14 +362,17 @@ _ASIDE = re.compile(r",\s*(?:as|when|while|though|although|if|because|since|befo
                     r"whilst|who|whose|whom|which)\b[^,;:]*,")
 
 
+_SUBJECTS = re.compile(rf"(?<![\w’'-])(?=(?P<s>{SUBJ})(?:,\s+[^,]{{1,60}},)?\s+(?:{ADV}\s+){{0,2}}"
+                       r"(?P<v>[a-z][a-z’']*))")
+
+
 def last_subject(head: str) -> tuple[int, str] | None:
     """The last subject (a name, description or pronoun followed by a verb) in the clause
     before a coordinated speech verb: `The Dormouse shook its head, and said`."""
     clause_start = max(head.rfind(";"), head.rfind(":")) + 1
     head = _ASIDE.sub(lambda m: " " * len(m.group(0)), head)  # `The newsboys, as he went, were`
     found = None
-    for m in re.finditer(rf"(?<![\w’'-])(?=(?P<s>{SUBJ})(?:,\s+[^,]{{1,60}},)?\s+(?:{ADV}\s+){{0,2}}"
-                         r"(?P<v>[a-z][a-z’']*))", head[clause_start:]):
+    for m in _SUBJECTS.finditer(head[clause_start:]):
         pre = head[:clause_start + m.start("s")]
         if m.group("s").split()[0].casefold() in STOP_WORDS and not re.fullmatch(PRONOUN, m.group("s")):
             continue
@@ -382,20 +395,24 @@ def last_subject(head: str) -> tuple[int, str] | None:
     return found
 
 
+_WAS_UNNAMED_REPLY = re.compile(rf"{_LEAD}(?:was|is|came)\s+(?:the|his|her)\s+(?:[a-z]+\s+)?"
+                                r"(?:reply|answer|retort|response|rejoinder)\b")
+_UNKNOWN_AFTER = re.compile(rf"{_LEAD}(?:{VERB}\s+(?:[a-z]+ly\s+)?(?:the|a|an|one|some|several|all|"
+                            rf"both|two|three|another|somebody|someone|everybody|everyone|"
+                            rf"his|her|their|my|our|your)\b|"  # `said her ladyship`
+                            rf"(?:the|a|an|one|some|several|all|two|three)\s+[a-z]+(?:\s+[a-z]+)?"
+                            rf"\s+{VERB}\b)")
+
+
 def unknown_tag(seg: str, after: bool) -> bool:
     """A speech tag whose speaker is no one the text names (`said a timid voice`, `the
     soldiers shouted`, `she heard one of them say,`): the quotation is someone's, but not
     any character's the rules know."""
     seg = clean(seg)
-    if after and re.match(rf"{_LEAD}(?:was|is|came)\s+(?:the|his|her)\s+(?:[a-z]+\s+)?(?:reply|answer|retort|"
-                          r"response|rejoinder)\b", seg):
+    if after and _WAS_UNNAMED_REPLY.match(seg):
         return False  # `was the undaunted reply`: the one whose turn it is
     if after:
-        return bool(re.match(rf"{_LEAD}(?:{VERB}\s+(?:[a-z]+ly\s+)?(?:the|a|an|one|some|several|all|"
-                             rf"both|two|three|another|somebody|someone|everybody|everyone|"
-                             rf"his|her|their|my|our|your)\b|"  # `said her ladyship`
-                             rf"(?:the|a|an|one|some|several|all|two|three)\s+[a-z]+(?:\s+[a-z]+)?"
-                             rf"\s+{VERB}\b)", seg))
+        return bool(_UNKNOWN_AFTER.match(seg))
     if seg.rstrip()[-1:] in ".!?":
         return False
     _, sentence = last_sentence(seg)
@@ -429,6 +446,8 @@ def beat(seg: str) -> Tag | None:
 _THROUGH_LIPS = re.compile(rf"\s*(?:Through|From|In|With)\s+(?P<s>{PROPER})[’']s\s+(?:[a-z]+\s+)?"
                            r"(?:lips|voice|mouth)\b")  # `Through Aunt Ann's compressed lips a smile …:`
 _VOICE = re.compile(r"\s+(?:[a-z]+\s+)?(?:voice|tones?|words|reply|answer|retort|response|question|lips)\b")
+_VOICE_END = re.compile(rf"(?P<s>{PROPER})[’']s(?:{_VOICE.pattern})\s*$")  # `Mary Hale's voice said,`
+_TURNS_TO = re.compile(rf"(?:and|then|and\s+then),?\s+to\s+(?:{PROPER}|him|her|them|me|the\s+[a-z]+)")
 
 
 def is_tag_only(seg: str) -> bool:
@@ -439,6 +458,6 @@ def is_tag_only(seg: str) -> bool:
     if not t:
         return False
     rest = seg_clean[t.end:].strip(" ,.;:!?—–-")
-    if re.fullmatch(rf"(?:and|then|and\s+then),?\s+to\s+(?:{PROPER}|him|her|them|me|the\s+[a-z]+)", rest):
+    if _TURNS_TO.fullmatch(rest):
         return True  # `cried Kennicott; and, to Carol, "…"`: he turns to her
     return not re.search(r"[.!?;]\s+\S", mask_abbreviations(seg_clean[t.end:]).rstrip()) or not rest
