@@ -27,7 +27,8 @@ _NAME_ALONE = re.compile(r"^\s*([A-Z][A-Z0-9 .'\-]{0,60}?)\.?\s*$")
 def clean_text(text: object, file: str, line: int, field: str = "text") -> str:
     if not isinstance(text, str):
         raise StoryFormatError(f'"{field}" must be a string.', file=file, line=line)
-    cleaned = "".join(ch for ch in text if ch in "\n\t" or ch.isprintable()).strip()
+    cleaned = (text if text.isprintable()  # (most lines: no control character to drop)
+               else "".join(ch for ch in text if ch in "\n\t" or ch.isprintable())).strip()
     if not cleaned:
         raise StoryFormatError(f'"{field}" is empty.', file=file, line=line)
     if len(cleaned) > MAX_TEXT_CHARS:
