@@ -50,6 +50,11 @@ def test_a_changed_file_or_another_format_is_parsed_again(tmp_path):
     write(tmp_path / "visit.meta.json", '{"title": "From the meta file"}')
     assert reader.load(path, fmt="prose").title == "From the meta file"
     assert reader.parsed == 4
+    jsonl = write(tmp_path / "talk.jsonl", '{"character": "Anna", "text": "Tea?", "line": 2}\n')
+    assert reader.load(jsonl).source is None
+    write(tmp_path / "talk.source.txt", 'Anna came in.\n"Tea?" Anna asked.\n')  # its source arrives
+    assert reader.load(jsonl).source == 'Anna came in.\n"Tea?" Anna asked.'
+    assert reader.parsed == 6
 
 
 def test_a_bad_file_is_refused_every_time_and_not_kept(tmp_path):
