@@ -21,7 +21,7 @@ from bookmarks.stories.speakers import NameChecker
 from bookmarks.stories.story import NARRATION
 from bookmarks.stories.tags import (
     TITLES,
-    VERB,
+    VERB_WORD,
     Tag,
     beat,
     clause_subject,
@@ -211,7 +211,7 @@ class Resolver:
             seg = p.seg(i + 1)
             masked = mask_abbreviations(seg.strip())
             first = seg.strip()[:len(re.split(r"(?<=[.!?])\s+", masked, maxsplit=1)[0])]
-            if not first or first[:1].islower() or re.search(rf"\b{VERB}\b", first):
+            if not first or first[:1].islower() or VERB_WORD.search(first):
                 continue
             found = [(s, n, subj) for s, _, n, subj in self.cast.mentions(first)]
             if found and found[0][2] and found[0][1] in self.cast.speakers \
@@ -321,7 +321,10 @@ def _fold(name: str) -> str:
 
 
 def _bare_title(name: str) -> bool:
-    return bool(re.fullmatch(rf"(?:the\s+)?(?:{TITLES})\.?", name, re.I))
+    return bool(_BARE_TITLE.fullmatch(name))
+
+
+_BARE_TITLE = re.compile(rf"(?:the\s+)?(?:{TITLES})\.?", re.I)
 
 
 def _pronoun(tag: Tag) -> bool:

@@ -19,7 +19,7 @@ import re
 
 from bookmarks.stories.attribution_context import blank_quotes, main_subjects, pronoun_gender
 from bookmarks.stories.attribution_turns import _ANSWER, _TIME_MOVES
-from bookmarks.stories.tags import ABBREVIATIONS, PERSON_NOUNS, VERB
+from bookmarks.stories.tags import ABBREVIATIONS, PERSON_NOUNS, VERB_WORD
 
 _PERSON = re.compile(rf"\b(?:{'|'.join(sorted(PERSON_NOUNS))})$", re.I)
 _TITLED_NAME = re.compile(rf"\b(?:{ABBREVIATIONS})\.?\s+[A-Z]\w+")
@@ -145,7 +145,7 @@ class SceneRules:
         named = {n for _, _, n, _ in self.cast.mentions(p.text)}
         subjects = [self.cast.lookup(s) for _, s in main_subjects(p.text)]
         if len(named) != 1 or not subjects or any(s is None for s in subjects) or set(subjects) != named \
-                or re.search(rf"\b{VERB}\b", p.text):  # `Lucy said that this was kind`: she has spoken
+                or VERB_WORD.search(p.text):  # `Lucy said that this was kind`: she has spoken
             return None
         actor = named.pop()
         if _PERSON.search(p.text.split(".")[0]) or any(actor in self.addressed(q.text) for q in

@@ -38,6 +38,7 @@ SCENE_TALK = 12  # paragraphs before and after a run of bare lines where only it
 BRIDGE_WORDS = 40  # narration this long or shorter may sit between two turns
 _NOUNS = "|".join(sorted(PERSON_NOUNS))
 _A_PERSON = re.compile(rf"\b(?:{_NOUNS})$", re.I)  # a subject that is a person (`The girl`)
+_PERSON_WORD = re.compile(rf"\b(?:{_NOUNS})s?\b")  # a person named by a noun (`girl`, `men`)
 _ASKED_HIM = re.compile(r"\b(?:asked|told|answered|questioned|(?:said|called|whispered|cried|replied)"
                         r"\s+to)\s+(him|her)(?=\s*(?:[,.;:!?—–-]|with\b|without\b|as\b|and\b|$))")
 # `broke into a gentle laugh`, `broke into tears`: a doing that may lead into a line, no answer
@@ -288,7 +289,7 @@ class TurnRules:
         for m in re.finditer(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+)", mask_abbreviations(text)):
             if m.group(1) != "I" and self.cast.checker.is_name_word(m.group(1)):
                 return True
-        return bool(re.search(rf"\b(?:{_NOUNS})s?\b", text))
+        return bool(_PERSON_WORD.search(text))
 
     def _referred(self, p, pair: set[str]) -> set[str] | None:
         """The pair members a narration paragraph refers to by `he`/`she` (the one of that

@@ -81,6 +81,8 @@ _WORDS = re.compile(rf"[{UPPER}{LOWER}][{LOWER}’'\-]*")
 
 
 GROUP_NUMBERS = "two|three|four|five|six|both"  # `the two Musketeers`: a group of its own
+_GROUP_OF = re.compile(rf"(?:{GROUP_NUMBERS})\s+(?=[A-Z][a-z]+s\b)")
+_TITLE_NAME = re.compile(rf"\b({TITLES})(\.?)\s+((?:[A-Z][a-z]+\s+)?[A-Z][a-z]+)")
 
 class NameChecker:
     """Which capitalised words of a text can be names."""
@@ -147,7 +149,7 @@ def display_name(surface: str, checker: NameChecker, nouns: frozenset[str] = fro
         return rest[:1].upper() + rest[1:] if rest.split()[-1] in PERSON_NOUNS else None
     if article:
         rest = s[article.end():]
-        if re.match(rf"(?:{GROUP_NUMBERS})\s+(?=[A-Z][a-z]+s\b)", rest):
+        if _GROUP_OF.match(rest):
             return rest[:1].upper() + rest[1:]  # `the two Musketeers`: a group, not a Musketeer
         if (m := re.match(r"(?:[a-z][a-z-]+\s+(?:and\s+)?){1,3}"
                           rf"(?=[A-Z]|d[’'][A-Z]|(?:{'|'.join(NAME_PARTICLES)})\s+[A-Z])", rest)) \
@@ -191,7 +193,7 @@ def titled_surnames(text: str) -> dict[str, set[str]]:
     """{title word (`dr`, `captain`): the surnames the text gives it} (`Dr. Will Kennicott`
     and `Dr. Kennicott` are one)."""
     out: dict[str, set[str]] = {}
-    for m in re.finditer(rf"\b({TITLES})(\.?)\s+((?:[A-Z][a-z]+\s+)?[A-Z][a-z]+)", text):
+    for m in _TITLE_NAME.finditer(text):
         if m.group(2) and not re.fullmatch(_ABBREVIATED, m.group(1)) or m.group(3).split()[0] in _NO_SURNAME:
             continue  # `you have here, Captain. You keep it`: a sentence ends after the title
         out.setdefault(m.group(1).casefold(), set()).add(m.group(3).split()[-1])

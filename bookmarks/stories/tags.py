@@ -292,10 +292,10 @@ def tag_before(seg: str) -> Tag | None:
 
 # a speech verb's word used as a noun: `in a whisper`, `in a low voice and a whisper`,
 # `his answer`, `train of thought` (not `the woman said`: a noun stands before a verb)
-_DETERMINER = r"\b(?i:a|an|the|his|her|their|my|our|your|its|this|that|of|no)\s+"
-_VERB_WORD = re.compile(rf"\b{VERB}\b")
-_DETERMINER_END = re.compile(_DETERMINER + "$")
-_DETERMINED_END = re.compile(_DETERMINER + r"[a-z]+(?:-[a-z]+)*\s+$")
+_ARTICLE = r"\b(?i:a|an|the|his|her|their|my|our|your|its|this|that|of|no)\s+"
+VERB_WORD = re.compile(rf"\b{VERB}\b")  # a speech verb as a word
+_ARTICLE_END = re.compile(_ARTICLE + "$")
+_DETERMINED_END = re.compile(_ARTICLE + r"[a-z]+(?:-[a-z]+)*\s+$")
 _NOUN_FORMS = frozenset("whisper answer reply cry call thought remark shout murmur sigh laugh "
                         "question greeting sob groan retort echo growl mutter scream roar".split())
 
@@ -303,9 +303,9 @@ _NOUN_FORMS = frozenset("whisper answer reply cry call thought remark shout murm
 def _verbs(sentence: str) -> list[re.Match]:
     """The speech verbs of a sentence, not the same words used as nouns."""
     out = []
-    for v in _VERB_WORD.finditer(sentence):
+    for v in VERB_WORD.finditer(sentence):
         head = sentence[max(0, v.start() - 40):v.start()]
-        if _DETERMINER_END.search(head) or (v.group(0) in _NOUN_FORMS and _DETERMINED_END.search(head)):
+        if _ARTICLE_END.search(head) or (v.group(0) in _NOUN_FORMS and _DETERMINED_END.search(head)):
             continue
         out.append(v)
     return out
