@@ -44,9 +44,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     n_chars = len(services.store.characters(story_id))
     print(f"Imported story {story_id}: {info.title!r} — {info.n_actions} actions, "
           f"{n_chars} characters ({info.source_format}).")
-    if doubtful := services.store.lines_to_check(story_id):
-        print(f"{doubtful} lines to check: their speaker was found without a tag naming them "
-              "(Library → Show → lines to check; the JSONL export marks them \"check\").")
+    if reasons := services.store.check_reasons(story_id):
+        why = ", ".join(f"{r} {n}" for r, n in reasons.items())
+        print(f"{sum(reasons.values())} lines to check ({why}): their speaker was found without "
+              "a tag naming them (bookmarks line --story ID --to-check, or Library → Show → lines "
+              "to check; the JSONL export marks them \"check\").")
     return 0
 
 

@@ -222,7 +222,7 @@ def test_lines_to_check_are_counted_listed_and_cleared_over_the_cli(tmp_path):
     (tmp_path / "kitchen.txt").write_text(TALK)
     out = run(tmp_path, "import", str(tmp_path / "kitchen.txt"))
     assert out.returncode == 0, out.stderr
-    assert "3 lines to check" in out.stdout
+    assert "3 lines to check (turn-taking 2, a pronoun tag 1): " in out.stdout  # and why
     listed = run(tmp_path, "line", "--story", "1", "--to-check")
     assert listed.returncode == 0, listed.stderr
     rows = listed.stdout.splitlines()

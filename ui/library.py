@@ -325,9 +325,11 @@ def build_library_tab(services: Services) -> dict:
         lines = [[a.index, a.chapter or "", a.character,
                   f"[check: {a.check}] {a.text}" if view_ == CHECK else a.text] for a in actions]
         chapters = services.store.chapters(story_id)
-        doubtful = services.store.lines_to_check(story_id)
-        check = (f" {doubtful} line{'' if doubtful == 1 else 's'} to check: the import's rules "
-                 "found their speaker without a tag naming them (Show → lines to check)."
+        reasons = services.store.check_reasons(story_id)
+        doubtful = sum(reasons.values())
+        why = ", ".join(f"{esc(r)} {n}" for r, n in reasons.items())
+        check = (f" {doubtful} line{'' if doubtful == 1 else 's'} to check ({why}): the import's "
+                 "rules found their speaker without a tag naming them (Show → lines to check)."
                  if doubtful else "")
         text = (f"**{esc(info.title)}** — {info.n_actions} actions, {len(rows)} characters, "
                 f"{len(chapters)} chapters, {info.source_format} format.{check} "

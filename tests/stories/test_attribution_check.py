@@ -143,3 +143,12 @@ def test_a_database_from_before_the_marks_opens_with_every_line_unmarked(tmp_pat
     assert [(a.character, a.check) for a in store.actions(1)] == [("Tom", None)]
     assert store.lines_to_check(1) == 0
     store.close()
+
+
+def test_the_store_counts_lines_to_check_by_reason(store):
+    story_id = store.add_story(parse_story(TALK.encode(), "tale.txt", fmt="prose"))
+    assert store.check_reasons(story_id) == {"turn-taking": 2, "a pronoun tag": 1}
+    assert store.lines_to_check(story_id) == 3
+    line = next(a for a in store.actions(story_id) if a.check == "a pronoun tag")
+    store.correct_line(story_id, line.index, line.character)  # the writer confirms it
+    assert store.check_reasons(story_id) == {"turn-taking": 2} and store.lines_to_check(story_id) == 2
