@@ -22,8 +22,9 @@ from .render import esc, parse_id, story_label, user_errors
 
 PAGE = 50
 EVERY, QUOTED = "every line", "narration holding a quote"
-NO_SOURCE = ("The file's text was not kept for this story (a JSON import, or one imported "
-             "before the app kept files): import it again to see its lines here.")
+NO_SOURCE = ("No file text for this story. A JSONL or JSON file is its own storyline (a JSONL "
+             "export's .source.txt, imported with bookmarks import, brings the original file "
+             "back); a story imported before the app kept files shows its lines once imported again.")
 CHECK = "lines to check"  # speakers the import was less sure of (Action.check)
 _QUOTE = re.compile(r"[“”\"]|(?:^|\s)[‘'][A-Z]")  # a double quote, or a single one opening
 LONG_READ = 1_000_000  # bytes: an upload this big says it is being read before its preview
