@@ -65,13 +65,11 @@ def export_story_files(services: Services, story_id: int, fmt: str) -> list[str]
     """The story written for download: the storyline (JSONL with presence, or Fountain)
     and, next to it, the `.meta.json` (and `.questions.jsonl`, `.source.txt`) that
     importing reads."""
-    store = services.store
-    info = store.story(story_id)
-    story = store.stored_story(story_id)
+    story = services.store.stored_story(story_id)
     folder = services.settings.data_dir / "exports" / f"story-{story_id}-{fmt}"
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, text in export_story(story, fmt, file_stem(info.title)).items():
+    for name, text in export_story(story, fmt, file_stem(story.title)).items():
         (folder / name).write_text(text, encoding="utf-8")
         paths.append(str(folder / name))
     return paths

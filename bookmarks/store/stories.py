@@ -182,12 +182,9 @@ class StoriesStore(StoreBase):
                                 [story_id])
         }
 
-    def lines_to_check(self, story_id: int) -> int:
-        """How many lines the import marked for checking who speaks them (Action.check)."""
-        return sum(self.check_reasons(story_id).values())
-
     def check_reasons(self, story_id: int) -> dict[str, int]:
-        """{why to check: how many lines}, the most frequent reason first."""
+        """How many lines the import marked for checking who speaks them (Action.check), by
+        why: {reason: lines}, the most frequent reason first."""
         return {r["check_reason"]: r["n"] for r in self._rows(
             "SELECT check_reason, COUNT(*) AS n FROM actions WHERE story_id = ? AND check_reason "
             "IS NOT NULL GROUP BY check_reason ORDER BY n DESC, check_reason", [story_id])}

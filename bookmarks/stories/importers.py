@@ -278,6 +278,14 @@ def read_questions(path: Path) -> list[Question]:
     return out
 
 
+def sidecars(path: Path) -> tuple[Path, Path, Path]:
+    """The files `load_story` reads next to a story: its meta, questions and source, named
+    by the story file's name up to its first dot."""
+    stem = path.name.split(".")[0]
+    return tuple(path.with_name(f"{stem}.{end}")  # type: ignore[return-value]
+                 for end in ("meta.json", "questions.jsonl", "source.txt"))
+
+
 def load_story(
     path: str | Path,
     *,
@@ -285,13 +293,12 @@ def load_story(
     title: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> Story:
-    """Read a story file from disk, with its sidecar meta and questions if present."""
+    """Read a story file from disk, with its sidecar meta, questions and source if present."""
     path = Path(path)
     if not path.is_file():
         raise StoryFormatError("no such file.", file=str(path))
     check_size(path.stat().st_size, max_bytes, path.name)
-    stem = path.name.split(".")[0]
-    meta_path = path.with_name(f"{stem}.meta.json")
+    meta_path, q_path, s_path = sidecars(path)
     meta = None
     if meta_path.is_file():
         check_size(meta_path.stat().st_size, max_bytes, meta_path.name)
@@ -300,10 +307,9 @@ def load_story(
         except json.JSONDecodeError as exc:
             raise StoryFormatError(f"the meta file is not valid JSON ({exc}).",
                                    file=meta_path.name) from None
-    q_path = path.with_name(f"{stem}.questions.jsonl")
     questions = read_questions(q_path) if q_path.is_file() else None
     source = None
-    if (s_path := path.with_name(f"{stem}.source.txt")).is_file() and s_path != path:
+    if s_path.is_file() and s_path != path:
         check_size(s_path.stat().st_size, max_bytes, s_path.name)
         source = "\n".join(decode_text(s_path.read_bytes(), s_path.name).splitlines())
     return parse_story(path.read_bytes(), path.name, fmt=fmt, title=title, meta=meta,

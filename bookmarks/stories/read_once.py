@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from bookmarks.stories.importers import DEFAULT_MAX_BYTES, _title, load_story
+from bookmarks.stories.importers import DEFAULT_MAX_BYTES, _title, load_story, sidecars
 from bookmarks.stories.story import Story
 
 KEPT = 2  # the upload being previewed and the one before it
@@ -40,10 +40,7 @@ class LastRead:
     def load(self, path: str | Path, *, fmt: str | None = None, title: str | None = None,
              max_bytes: int = DEFAULT_MAX_BYTES) -> Story:
         path = Path(path)
-        stem = path.name.split(".")[0]
-        sidecars = [path.with_name(f"{stem}.{end}") for end in ("meta.json", "questions.jsonl",
-                                                                  "source.txt")]
-        key = (str(path.resolve()), _stat(path), *(_stat(p) for p in sidecars), fmt, max_bytes)
+        key = (str(path.resolve()), _stat(path), *(_stat(p) for p in sidecars(path)), fmt, max_bytes)
         with self._lock:
             story = self._stories.get(key)
             if story is not None:
