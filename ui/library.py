@@ -13,9 +13,10 @@ from bookmarks.engine.attribution import suggest as suggest_speakers
 from bookmarks.errors import BookmarksError
 from bookmarks.scenes.prepare import progress
 from bookmarks.services import Services
-from bookmarks.stories.importers import FORMATS
+from bookmarks.stories.importers import FORMATS, sidecars
 from bookmarks.stories.source_view import render as render_source
 from bookmarks.stories.story_export import STORY_FORMATS, export_story, file_stem
+from bookmarks.stories.upload_set import gather
 
 from .library_prepare import build_prepare_box, wire_prepare
 from .render import esc, parse_id, story_label, user_errors
@@ -23,8 +24,8 @@ from .render import esc, parse_id, story_label, user_errors
 PAGE = 50
 EVERY, QUOTED = "every line", "narration holding a quote"
 NO_SOURCE = ("No file text for this story. A JSONL or JSON file is its own storyline (a JSONL "
-             "export's .source.txt, imported with bookmarks import, brings the original file "
-             "back); a story imported before the app kept files shows its lines once imported again.")
+             "export's .source.txt, uploaded with it, brings the original file back); a story "
+             "imported before the app kept files shows its lines once imported again.")
 CHECK = "lines to check"  # speakers the import was less sure of (Action.check)
 _QUOTE = re.compile(r"[“”\"]|(?:^|\s)[‘'][A-Z]")  # a double quote, or a single one opening
 LONG_READ = 1_000_000  # bytes: an upload this big says it is being read before its preview
@@ -80,9 +81,10 @@ def build_library_tab(services: Services) -> dict:
         with gr.Row():
             with gr.Column(scale=1):
                 gr.Markdown("### Import a story")
-                upload = gr.File(label="Story file (JSONL, play script, prose, Project Gutenberg "
-                                       "play or novel, Fountain screenplay, reference JSON)",
-                                 elem_id="story-upload",
+                upload = gr.File(label="Story file (JSONL, play script, prose, Gutenberg play "
+                                       "or novel, Fountain, reference JSON), or an export's "
+                                       "files all at once",
+                                 elem_id="story-upload", file_count="multiple",
                                  file_types=[".jsonl", ".json", ".txt", ".md", ".fountain"],
                                  type="filepath")
                 fmt = gr.Dropdown(["auto", *FORMATS], value="auto", label="Format")
@@ -167,8 +169,8 @@ def build_library_tab(services: Services) -> dict:
                                 "lines to check. Keep the `.meta.json` (and "
                                 "`.questions.jsonl`, and the `.source.txt` a JSONL export "
                                 "carries: the file the story was read from, for *In the "
-                                "file*) next to the story file: importing it with `bookmarks "
-                                "import FILE` reads them.")
+                                "file*) with the story file: upload them all at once here, "
+                                "or keep them next to it for `bookmarks import FILE`.")
                     with gr.Row():
                         export_fmt = gr.Dropdown(list(STORY_FORMATS), value="jsonl",
                                                  label="Format", elem_id="story-export-format")
@@ -184,13 +186,22 @@ def build_library_tab(services: Services) -> dict:
                         confirm = gr.Checkbox(label="Yes, delete this story and its scenes")
                         delete_btn = gr.Button("Delete story", variant="stop")
 
-    def do_import(path: str | None, fmt_: str, title_: str, found=None, threshold: float = 0.7):
+    def story_file(value) -> str | None:
+        """The story file of an upload (one file, or a story with its sidecars, which are
+        put beside it: `upload_set.gather`); a `StoryFormatError` for a set that is not."""
+        paths = [value] if isinstance(value, str) else list(value or [])
+        if not paths:
+            return None
+        return str(gather(paths, services.settings.data_dir / "uploads"))
+
+    def do_import(value, fmt_: str, title_: str, found=None, threshold: float = 0.7):
         """A refused file is said once, in the status line, naming file, line and reason
         (not as a second pop-up next to the preview's, nor as an error on the dropdown).
         Speaker suggestions made for this very file are applied at or above `threshold`."""
-        if not path:
+        if not value:
             return "Choose a file to upload first.", gr.update()
         try:
+            path = story_file(value)
             fmt = None if fmt_ == "auto" else fmt_
             if found and found.get("path") == path:
                 story = services.reader.load(path, fmt=fmt, title=title_.strip() or None,
@@ -206,9 +217,14 @@ def build_library_tab(services: Services) -> dict:
         msg = f"Imported **{esc(info.title)}** ({info.n_actions} actions, from {Path(path).name})."
         return msg, gr.update(choices=story_choices(services), value=story_label(info))
 
-    def do_preview(path: str | None, fmt_: str):
+    def do_preview(value, fmt_: str):
         """The upload's preview; a file over a megabyte first says it is being read (a novel
         of 15,000 actions takes about 20 s on a small machine)."""
+        try:
+            path = story_file(value)
+        except BookmarksError as exc:
+            yield f"**These files cannot be imported as they are.** {esc(str(exc))}"
+            return
         size = Path(path).stat().st_size if path and Path(path).is_file() else 0
         if size > LONG_READ:
             yield (f"Reading **{esc(Path(path).name)}** ({size / 2**20:.1f} MB): finding who speaks "
@@ -223,12 +239,14 @@ def build_library_tab(services: Services) -> dict:
                                          max_bytes=services.settings.max_upload_bytes)
         except (BookmarksError, ValueError) as exc:
             return f"**This file cannot be imported as it is.** {esc(str(exc))}"
+        beside = [p.name for p in sidecars(Path(path)) if p.is_file()]
+        read = f" Read with {esc(', '.join(beside))}." if beside else ""
         counts = story.action_counts()
         cast = ", ".join(f"{esc(c.name)} ({counts.get(c.name, 0)})" for c in story.characters[:12])
         first = "  \n".join(f"[{a.index}] **{esc(a.character)}**: {esc(a.text[:160])}"
                             for a in story.actions[:8])
         return (f"**{esc(story.title)}** — format *{story.source_format}*, {len(story.actions)} "
-                f"actions, {len(story.chapters())} chapters.  \nCast: {cast}  \n\n{first}")
+                f"actions, {len(story.chapters())} chapters.{read}  \nCast: {cast}  \n\n{first}")
 
     @user_errors
     def do_merge(label: str | None, keep_: str | None, merge_: str | None):
@@ -337,10 +355,11 @@ def build_library_tab(services: Services) -> dict:
                 presence_rows(story_id), gr.update(choices=names),
                 gr.update(choices=[*names, "narration"]), gr.update(choices=views, value=view_))
 
-    async def do_suggest(path: str | None, fmt_: str):
-        if not path:
+    async def do_suggest(value, fmt_: str):
+        if not value:
             raise gr.Error("Choose a file to upload first.")
         try:
+            path = story_file(value)
             story = services.reader.load(path, fmt=None if fmt_ == "auto" else fmt_,
                                          max_bytes=services.settings.max_upload_bytes)
             found = await suggest_speakers(services.llms["memory"], story)
