@@ -15,11 +15,13 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 from bookmarks.errors import StoryFormatError
 
 SIDECAR_ENDS = ("meta.json", "questions.jsonl", "source.txt")
+KEPT_S = 24 * 3600  # a gathered upload older than this is removed when another is gathered
 UPLOAD = "the upload"  # where a message says the problem lies, when it is no one file
 
 
@@ -73,6 +75,7 @@ def gather(paths: list[str | Path], into: Path) -> Path:
     key = hashlib.sha256("\n".join(sorted(str(Path(p).resolve()) for p in paths))
                          .encode()).hexdigest()[:20]
     folder = into / key
+    _prune(into, keep=folder)
     folder.mkdir(parents=True, exist_ok=True)
     for p in (story, *rest):
         link = folder / p.name
@@ -83,3 +86,17 @@ def gather(paths: list[str | Path], into: Path) -> Path:
         except OSError:
             shutil.copyfile(p, link)
     return folder / story.name
+
+
+def _prune(into: Path, keep: Path) -> None:
+    """Remove gathered uploads older than `KEPT_S` (their files are the browser's uploads,
+    which the web server removes in its own time)."""
+    if not into.is_dir():
+        return
+    old = time.time() - KEPT_S
+    for folder in into.iterdir():
+        try:
+            if folder != keep and folder.is_dir() and folder.stat().st_mtime < old:
+                shutil.rmtree(folder)
+        except OSError:
+            pass  # another request is removing or using it: left for the next time

@@ -4,6 +4,8 @@ sidecars is refused, naming the file."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ import pytest
 from bookmarks.errors import StoryFormatError
 from bookmarks.stories.importers import load_story, parse_story
 from bookmarks.stories.story_export import export_story
-from bookmarks.stories.upload_set import gather, story_and_sidecars
+from bookmarks.stories.upload_set import KEPT_S, gather, story_and_sidecars
 from tests.conftest import STORIES
 
 
@@ -46,6 +48,14 @@ def test_an_exports_files_uploaded_together_come_back_whole(tmp_path):
     # the same upload maps to the same folder (read once, however often it is asked for)
     assert gather(paths, tmp_path / "joined") == main
     assert len(list((tmp_path / "joined").iterdir())) == 1
+    # an upload gathered more than a day ago goes when another is gathered; a new one stays
+    old = tmp_path / "joined" / "old"
+    old.mkdir()
+    os.utime(old, (time.time() - KEPT_S - 60,) * 2)
+    fresh = tmp_path / "joined" / "fresh"
+    fresh.mkdir()
+    gather(paths[:2], tmp_path / "joined")
+    assert not old.exists() and fresh.exists() and main.exists()
 
 
 def test_one_file_is_read_where_it_is(tmp_path):
