@@ -241,6 +241,9 @@ def build_library_tab(services: Services) -> dict:
             return f"**This file cannot be imported as it is.** {esc(str(exc))}"
         beside = [p.name for p in sidecars(Path(path)) if p.is_file()]
         read = f" Read with {esc(', '.join(beside))}." if beside else ""
+        if story.source_format == "jsonl" and not sidecars(Path(path))[0].is_file():
+            read += (" No .meta.json came with it: the title is the file's name and the cast "
+                     "has no aliases. If this is an export, upload its files together.")
         counts = story.action_counts()
         cast = ", ".join(f"{esc(c.name)} ({counts.get(c.name, 0)})" for c in story.characters[:12])
         first = "  \n".join(f"[{a.index}] **{esc(a.character)}**: {esc(a.text[:160])}"

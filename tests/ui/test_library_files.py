@@ -34,8 +34,12 @@ def test_an_exported_story_uploaded_with_its_files_comes_back_whole(tmp_path, br
                           and not f.name.endswith(".questions.jsonl"))
         stray = tmp_path / "notes.txt"
         stray.write_text("Remember the lamp.\n")
-        box = page.locator("#story-upload input[type=file]")
-        box.set_input_files([str(story_file), str(stray)])
+        page.locator("#story-upload input[type=file]").set_input_files([str(story_file)])
+        page.wait_for_selector("#library-preview :text('No .meta.json came with it')",
+                               timeout=90_000)  # alone, it says what it lacks
+        page.locator("#story-upload button[aria-label='Clear']").first.click()
+        page.locator("#story-upload input[type=file]").set_input_files(
+            [str(story_file), str(stray)])
         page.wait_for_selector("#library-preview :text('cannot be imported')", timeout=90_000)
         assert "each a story file" in page.locator("#library-preview").inner_text()
         page.locator("#story-upload button[aria-label='Clear']").first.click()
