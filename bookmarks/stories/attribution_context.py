@@ -6,6 +6,7 @@ former` / `the latter` stand for."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from bookmarks.stories.names import one_of
 from bookmarks.stories.tags import _SENTENCE_END, PERSON_NOUNS, PRONOUN, clause_subject, mask_abbreviations
@@ -37,12 +38,16 @@ def blank_quotes(p, upto: int | None = None) -> str:
 _CLAUSE = re.compile(r"[;:]\s+|,\s+(?:and|but)\s+")
 
 
-def main_subjects(text: str, spans: bool = False) -> list:
+@lru_cache(maxsize=8192)
+def main_subjects(text: str, spans: bool = False) -> tuple:
     """(where, subject as written) of each main clause's subject, the last clause of the last
     sentence first (`Then he held up his forepaw as the Mole stepped down.` → `he`, not the
     Mole; `Utterson said never a word; and the young man resumed.` → the young man first).
     Asides in brackets are skipped. `spans`: (where, subject or "", clause start, clause end)
-    for every clause, with or without a subject found."""
+    for every clause, with or without a subject found.
+
+    Kept for the last texts asked (a tuple, shared): the rules ask of the same paragraph
+    about five times (63,693 calls for 11,597 texts on a novel of 14,851 actions)."""
     text = re.sub(r"\([^()]*\)", lambda m: " " * len(m.group(0)), text)
     out = []
     for start, sentence in reversed(sentences(text)):
@@ -55,7 +60,7 @@ def main_subjects(text: str, spans: bool = False) -> list:
                 out.append((at, found[1] if found else "", start + cut, start + end))
             elif found:
                 out.append((start + cut + found[0], found[1]))
-    return out
+    return tuple(out)
 
 
 def pronoun_gender(subject: str) -> str | None:
