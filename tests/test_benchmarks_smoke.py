@@ -24,6 +24,11 @@ def test_engine_overhead_short():
                                                    "--turns", "10")
 
 
+def test_corrections_short():
+    out = bench("corrections.py", "--texts", "4")
+    assert "a line's speaker:" in out and "a merge of two characters:" in out and "ratio" in out
+
+
 def test_scale_short():
     out = bench("scale.py", "--sizes", "2000", "3000", "--turns", "5")
     assert "ratio 3000/2000 actions" in out and "storyline page" in out
