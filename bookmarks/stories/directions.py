@@ -89,7 +89,6 @@ class _Mention:
     word: str = ""
 
 
-
 @lru_cache(maxsize=65536)
 def verb_hits(sentence: str) -> tuple[tuple[str, int, int], ...]:
     """(kind, start, end) of each stage verb in a sentence, in order; where two readings
@@ -102,6 +101,7 @@ def verb_hits(sentence: str) -> tuple[tuple[str, int, int], ...]:
             if not any(a < m.end() and m.start() < b for _, a, b in hits):
                 hits.append((kind, m.start(), m.end()))
     return tuple(sorted(hits, key=lambda h: h[1]))
+
 
 class _Reader:
     def __init__(self, find: Finder, actor: str | None, stage: set[str], dead: set[str]):

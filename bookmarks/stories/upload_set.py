@@ -30,7 +30,7 @@ def _stem(path: Path) -> str:
 
 
 def _end(path: Path) -> str:
-    return path.name.split(".", 1)[1].lower() if "." in path.name else ""
+    return path.name.split(".", 1)[1] if "." in path.name else ""  # as `sidecars` names them
 
 
 def story_and_sidecars(paths: list[str | Path]) -> tuple[Path, list[Path]]:
@@ -46,8 +46,12 @@ def story_and_sidecars(paths: list[str | Path]) -> tuple[Path, list[Path]]:
     stories = [p for p in files if _end(p) not in SIDECAR_ENDS]
     if not stories:  # a prose file may itself be called NAME.source.txt
         stories = [p for p in files if _end(p) == "source.txt"]
+    if not stories:
+        raise StoryFormatError(
+            f"no story file among {', '.join(names)}: a .meta.json or .questions.jsonl goes "
+            "with the story file it belongs to; upload them together.", file=UPLOAD)
     if len(stories) != 1:
-        shown = ", ".join(p.name for p in stories) or ", ".join(names)
+        shown = ", ".join(p.name for p in stories)
         raise StoryFormatError(
             f"these are each a story file: {shown}. Upload one story at a time, with its "
             f"sidecar files ({', '.join(SIDECAR_ENDS)}) if it has them.", file=UPLOAD)

@@ -76,7 +76,9 @@ def test_a_prose_file_called_source_txt_is_a_story(tmp_path):
     ({"a.jsonl": "", "b.meta.json": ""}, "b.meta.json", "not a sidecar of a.jsonl"),
     ({"a.jsonl": "", "b.source.txt": ""}, "b.source.txt",
      "must be named a.meta.json, a.questions.jsonl or a.source.txt"),
-    ({"a.meta.json": "", "a.questions.jsonl": ""}, "the upload", "each a story file"),
+    ({"a.meta.json": "", "a.questions.jsonl": ""}, "the upload",
+     "no story file among a.meta.json, a.questions.jsonl"),
+    ({"a.jsonl": "", "a.META.JSON": ""}, "the upload", "each a story file: a.jsonl, a.META.JSON"),
 ])
 def test_a_set_that_is_not_one_story_is_refused_by_name(tmp_path, files, named, says):
     with pytest.raises(StoryFormatError) as err:
