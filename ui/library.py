@@ -31,15 +31,22 @@ _QUOTE = re.compile(r"[“”\"]|(?:^|\s)[‘'][A-Z]")  # a double quote, or a s
 LONG_READ = 1_000_000  # bytes: an upload this big says it is being read before its preview
 
 
+def check_view(reason: str) -> str:
+    """The view of the lines to check for one reason (`lines to check: a pronoun tag`)."""
+    return f"{CHECK}: {reason}"
+
+
 def storyline_view(actions: list, view: str) -> list:
     """The storyline lines a view shows: every line, the narration that holds a quotation
     (speech the rules may have left unattributed), the lines whose speaker the import's
-    rules were less sure of (`Action.check`: no tag named the speaker), or one character's
-    lines."""
+    rules were less sure of (`Action.check`: no tag named the speaker), those of one reason,
+    or one character's lines."""
     if view == QUOTED:
         return [a for a in actions if a.character == "narration" and _QUOTE.search(a.text)]
     if view == CHECK:
         return [a for a in actions if a.check]
+    if view.startswith(check_view("")):
+        return [a for a in actions if a.check and check_view(a.check) == view]
     return actions if view in ("", EVERY) else [a for a in actions if a.character == view]
 
 
@@ -117,7 +124,8 @@ def build_library_tab(services: Services) -> dict:
                     page = gr.Number(value=1, precision=0, minimum=1, label="Storyline page")
                     prev_btn = gr.Button("◀ Previous")
                     next_btn = gr.Button("Next ▶")
-                    view = gr.Dropdown([EVERY], value=EVERY, label="Show", elem_id="storyline-view")
+                    view = gr.Dropdown([EVERY], value=EVERY, label="Show", elem_id="storyline-view",
+                                       scale=2, min_width=240)  # `lines to check: turn-taking`
                 storyline = gr.Dataframe(headers=["#", "chapter", "character", "text"],
                                          label="Storyline (actions numbered from 1 in file "
                                                "order; headings are not actions)",
@@ -328,7 +336,9 @@ def build_library_tab(services: Services) -> dict:
         rows = [[c.name, ", ".join(c.aliases), "yes" if c.major else "", counts.get(c.name, 0)]
                 for c in services.store.characters(story_id)]
         names = [r[0] for r in rows]
-        views = [EVERY, QUOTED, CHECK, *names, "narration"]
+        reasons = services.store.check_reasons(story_id)
+        by_reason = [check_view(r) for r in reasons] if len(reasons) > 1 else []
+        views = [EVERY, QUOTED, CHECK, *by_reason, *names, "narration"]
         view_ = view_ if view_ in views else EVERY
         if view_ == EVERY:
             total = info.n_actions
@@ -345,11 +355,11 @@ def build_library_tab(services: Services) -> dict:
         lines = [[a.index, a.chapter or "", a.character,
                   f"[check: {a.check}] {a.text}" if view_ == CHECK else a.text] for a in actions]
         chapters = services.store.chapters(story_id)
-        reasons = services.store.check_reasons(story_id)
         doubtful = sum(reasons.values())
         why = ", ".join(f"{esc(r)} {n}" for r, n in reasons.items())
         check = (f" {doubtful} line{'' if doubtful == 1 else 's'} to check ({why}): the import's "
-                 "rules found their speaker without a tag naming them (Show → lines to check)."
+                 "rules found their speaker without a tag naming them (Show → lines to check, "
+                 "all or by reason)."
                  if doubtful else "")
         text = (f"**{esc(info.title)}** — {info.n_actions} actions, {len(rows)} characters, "
                 f"{len(chapters)} chapters, {info.source_format} format.{check} "

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from tests.tools import pick
 from tests.ui.test_browser import browser, long_winter_in_library, shot  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.browser
@@ -57,3 +58,27 @@ def test_an_exported_story_uploaded_with_its_files_comes_back_whole(tmp_path, br
         page.wait_for_function("() => document.querySelector('#line-source textarea').value"
                                ".includes('▶      6  MAREN VOSS: Three things')", timeout=90_000)
         shot(page, "15-export-uploaded-back")
+
+
+WAITING = ("Mr. Crowe came in out of the rain and stood by the fire. He looked at the clock.\n\n"
+           '"Is the train late?" he asked.\n\n"Ten minutes," said Mrs. Hale.\n\n'
+           '"Then I shall wait."\n\n"Do."\n')
+
+
+def test_the_lines_to_check_by_reason(tmp_path, browser):  # noqa: F811
+    """Show → *lines to check: turn-taking* lists that reason's lines only."""
+    story = tmp_path / "waiting.txt"
+    story.write_text(WAITING, encoding="utf-8")
+    with long_winter_in_library(tmp_path, browser) as page:
+        page.locator("#story-upload input[type=file]").set_input_files([str(story)])
+        page.wait_for_selector("#library-preview :text('format')", timeout=90_000)
+        page.locator("#import-btn").click()
+        page.wait_for_selector("#library-status :text('Imported Waiting')", timeout=90_000)
+        page.wait_for_selector("#library-summary :text('3 lines to check')", timeout=90_000)
+        assert "(turn-taking 2, a pronoun tag 1)" in page.locator("#library-summary").inner_text()
+        pick(page, "storyline-view", "lines to check: turn-taking")
+        page.wait_for_selector("#library-summary :text('Showing 2 lines')", timeout=90_000)
+        cells = page.locator("#library-storyline")
+        assert cells.locator("[data-testid='cell-0-0']").inner_text().strip() == "4"
+        assert cells.locator("[data-testid='cell-1-0']").inner_text().strip() == "5"
+        shot(page, "16-lines-to-check-by-reason")

@@ -213,9 +213,14 @@ def test_the_storyline_views_narration_holding_a_quote_and_one_characters_lines(
 
 def test_the_storyline_view_of_lines_to_check():
     from bookmarks.stories.story import Action
-    from ui.library import CHECK, storyline_view
+    from ui.library import CHECK, check_view, storyline_view
 
     lines = [Action(index=1, character="Maren", text="Come in.", check=None),
              Action(index=2, character="Tobias", text="Not yet.", check="turn-taking"),
              Action(index=3, character="narration", text="She waited.")]
     assert [a.index for a in storyline_view(lines, CHECK)] == [2]
+    lines.append(Action(index=4, character="Maren", text="Yes.", check="a pronoun tag"))
+    assert [a.index for a in storyline_view(lines, CHECK)] == [2, 4]
+    assert [a.index for a in storyline_view(lines, check_view("a pronoun tag"))] == [4]
+    assert [a.index for a in storyline_view(lines, check_view("turn-taking"))] == [2]
+    assert storyline_view(lines, check_view("the context")) == []
