@@ -241,3 +241,10 @@ def test_lines_to_check_are_counted_listed_and_cleared_over_the_cli(tmp_path):
     assert "2 lines to check" in again and "Then I shall put it on myself." not in again
     bad = run(tmp_path, "line", "--story", "1")
     assert bad.returncode == 1 and "--to-check" in bad.stderr and "Traceback" not in bad.stderr
+    one = run(tmp_path, "line", "--story", "1", "--to-check", "--reason", "a pronoun tag").stdout
+    assert one.splitlines()[-1].startswith("1 line to check for a pronoun tag in “")
+    assert len(one.splitlines()) == 2 and "[a pronoun tag]" in one.splitlines()[0]
+    bad = run(tmp_path, "line", "--story", "1", "--to-check", "--reason", "the weather")
+    assert bad.returncode == 1 and "“turn-taking” (1)" in bad.stderr and "Traceback" not in bad.stderr
+    bad = run(tmp_path, "line", "--story", "1", "--reason", "turn-taking")
+    assert bad.returncode == 1 and "give --to-check too" in bad.stderr

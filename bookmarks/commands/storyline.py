@@ -2,9 +2,10 @@
 character, a new name who joins the cast, or narration) and its text — as the Library's
 "Correct a line" does. Memory that read the line is dropped (`Store.correct_line`).
 `--to-check` lists the lines whose speaker the import was less sure of, with why
-(`Action.check`) and where each starts in the file; correcting one, or giving it its own
-speaker again, clears its mark. Showing a line prints it where it stands in the file the
-story was read from (its tag and the lines around it, `Store.source_around`)."""
+(`Action.check`; `--reason R` for one reason's lines) and where each starts in the file;
+correcting one, or giving it its own speaker again, clears its mark. Showing a line prints
+it where it stands in the file the story was read from (its tag and the lines around it,
+`Store.source_around`)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,21 @@ def cmd_line(args: argparse.Namespace) -> int:
 
     store = Services.open().store
     story = store.story(args.story)  # a NotFoundError names the story id
+    if args.reason and not args.to_check:
+        raise BookmarksError("--reason picks among the lines to check: give --to-check too.")
     if args.to_check:
-        marked = [a for a in store.actions(story.id) if a.check]
+        reasons = store.check_reasons(story.id)
+        if args.reason and args.reason not in reasons:
+            known = ", ".join(f"“{r}” ({n})" for r, n in reasons.items()) or "none"
+            raise BookmarksError(f"No line of “{story.title}” is to check for “{args.reason}”; "
+                                 f"its reasons: {known}.")
+        marked = [a for a in store.actions(story.id)
+                  if a.check and (not args.reason or a.check == args.reason)]
         for a in marked:
             where = f" (file line {a.line})" if a.line else ""
             print(f"{a.index}{where}  {a.character} [{a.check}]: {a.text}")
-        print(f"{len(marked)} line{'' if len(marked) == 1 else 's'} to check in “{story.title}”.")
+        why = f" for {args.reason}" if args.reason else ""
+        print(f"{len(marked)} line{'' if len(marked) == 1 else 's'} to check{why} in “{story.title}”.")
         return 0
     if args.index is None:
         raise BookmarksError("Give the number of the line to show or correct, or --to-check.")
@@ -52,6 +62,8 @@ def add_parsers(sub) -> None:
                    help="the action's number (from 1, as the Library shows)")
     p.add_argument("--to-check", action="store_true",
                    help="list the lines whose speaker the import was less sure of, with why")
+    p.add_argument("--reason", help="with --to-check: only the lines of this reason (as the "
+                                    "list and the import's count name it, e.g. 'turn-taking')")
     p.add_argument("--speaker", help="give the line to this character, a new name or "
                                      "'narration'")
     p.add_argument("--text", help="the line's new text")
