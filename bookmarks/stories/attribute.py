@@ -320,11 +320,11 @@ def _fold(name: str) -> str:
     return re.sub(r"^(?:the|a|an)\s+", "", " ".join(name.casefold().split()))
 
 
+_BARE_TITLE = re.compile(rf"(?:the\s+)?(?:{TITLES})\.?", re.I)
+
+
 def _bare_title(name: str) -> bool:
     return bool(_BARE_TITLE.fullmatch(name))
-
-
-_BARE_TITLE = re.compile(rf"(?:the\s+)?(?:{TITLES})\.?", re.I)
 
 
 def _pronoun(tag: Tag) -> bool:

@@ -278,12 +278,15 @@ def read_questions(path: Path) -> list[Question]:
     return out
 
 
+SIDECAR_ENDS = ("meta.json", "questions.jsonl", "source.txt")
+
+
 def sidecars(path: Path) -> tuple[Path, Path, Path]:
     """The files `load_story` reads next to a story: its meta, questions and source, named
     by the story file's name up to its first dot."""
     stem = path.name.split(".")[0]
     return tuple(path.with_name(f"{stem}.{end}")  # type: ignore[return-value]
-                 for end in ("meta.json", "questions.jsonl", "source.txt"))
+                 for end in SIDECAR_ENDS)
 
 
 def load_story(

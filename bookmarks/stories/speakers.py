@@ -84,6 +84,7 @@ GROUP_NUMBERS = "two|three|four|five|six|both"  # `the two Musketeers`: a group 
 _GROUP_OF = re.compile(rf"(?:{GROUP_NUMBERS})\s+(?=[A-Z][a-z]+s\b)")
 _TITLE_NAME = re.compile(rf"\b({TITLES})(\.?)\s+((?:[A-Z][a-z]+\s+)?[A-Z][a-z]+)")
 
+
 class NameChecker:
     """Which capitalised words of a text can be names."""
 

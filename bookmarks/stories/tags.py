@@ -22,6 +22,7 @@ VERB = "(?:" + "|".join([*(re.escape(p) for p in PHRASES), *VERBS]) + ")"
 # far more often than the other did
 GESTURES = r"(?:laughed|sighed|chuckled|giggled|smiled|grinned|sobbed|wept)\b"
 _REPORTED = re.compile(rf"\b(?!{GESTURES}){VERB}\b")
+_GESTURE_WORD = re.compile(rf"\b{GESTURES}")
 
 
 def gesture_only(text: str) -> bool:
@@ -29,7 +30,6 @@ def gesture_only(text: str) -> bool:
     return _GESTURE_WORD.search(text) is not None and _REPORTED.search(text) is None
 
 
-_GESTURE_WORD = re.compile(rf"\b{GESTURES}")
 ADV = (r"(?:(?:very|rather)\s+[a-z]+ly|[a-z]+ly|again|then|now|aloud|presently|too|also|both|all|"
        r"at\s+last|at\s+once|at\s+length|in\s+reply|in\s+return|once\s+more|even|just|only|still|merely|quite|half)")
 AUX = (r"(?:had|has|have|was|were|is|used\s+to|(?:was|were)\s+(?:moved|driven|forced|compelled|"

@@ -5,7 +5,7 @@
 in a folder of its own, so the Library's upload takes several files at once and this
 module puts them side by side: the story file is the one that is not a sidecar, and every
 other file must be one of its sidecars (named by the story file's name up to its first
-dot, as `importers.sidecars` reads them). Anything else is refused with a message that
+dot: `importers.sidecars`). Anything else is refused with a message that
 names the file, so a writer who re-uploads an export's files gets the title, cast,
 questions and file text back, and nothing is silently dropped.
 """
@@ -19,14 +19,10 @@ import time
 from pathlib import Path
 
 from bookmarks.errors import StoryFormatError
+from bookmarks.stories.importers import SIDECAR_ENDS, sidecars
 
-SIDECAR_ENDS = ("meta.json", "questions.jsonl", "source.txt")
 KEPT_S = 24 * 3600  # a gathered upload older than this is removed when another is gathered
 UPLOAD = "the upload"  # where a message says the problem lies, when it is no one file
-
-
-def _stem(path: Path) -> str:
-    return path.name.split(".")[0]
 
 
 def _end(path: Path) -> str:
@@ -57,10 +53,10 @@ def story_and_sidecars(paths: list[str | Path]) -> tuple[Path, list[Path]]:
             f"sidecar files ({', '.join(SIDECAR_ENDS)}) if it has them.", file=UPLOAD)
     story = stories[0]
     rest = [p for p in files if p is not story]
+    own = [p.name for p in sidecars(story)]
     for p in rest:
-        if _stem(p) != _stem(story) or _end(p) not in SIDECAR_ENDS:
-            *first, last = (f"{_stem(story)}.{e}" for e in SIDECAR_ENDS)
-            wanted = f"{', '.join(first)} or {last}"
+        if p.name not in own:
+            wanted = f"{', '.join(own[:-1])} or {own[-1]}"
             raise StoryFormatError(
                 f"not a sidecar of {story.name}: uploaded with a story, a file must be named "
                 f"{wanted}.", file=p.name)
