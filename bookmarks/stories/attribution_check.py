@@ -46,6 +46,8 @@ def reason(how: str) -> str | None:
     if kind in ("after", "before"):
         # a name, a description, or the narrator's own `I said`: a naming tag
         return REASONS["pronoun"] if pronoun_subject(subject) else None
+    if kind == "shared":  # a short name placed by its scene (attribution_shared)
+        return REASONS["shared"]
     if kind in ("self-named", "cleft"):
         return None
     if kind in ("turn", "exchange", "between"):
@@ -113,7 +115,7 @@ def shared_names(speakers: set[str]) -> frozenset[str]:
     """The one-word speakers whose name is also a word of another speaker's name (`George`
     beside `George Harris` and `Mas'r George`; `Sedley` beside `Mr. Sedley`): the import kept
     them apart because the short name fits several people, so a line given to it may be
-    any of them."""
+    any of them (`attribution_shared` gives it to the one its chapter names, where it can)."""
     words: dict[str, set[str]] = {}
     for name in speakers:
         if len(parts := name.split()) > 1:

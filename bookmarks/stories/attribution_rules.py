@@ -27,6 +27,7 @@ from bookmarks.stories.attribution_exchange import check_counts, check_turns, so
 from bookmarks.stories.attribution_pronouns import _GENDER_WORDS, PronounRules
 from bookmarks.stories.attribution_relations import RelationRules
 from bookmarks.stories.attribution_scene import SceneRules
+from bookmarks.stories.attribution_shared import place_shared
 from bookmarks.stories.attribution_turns import TurnRules, fill_between
 from bookmarks.stories.dialogue import NARRATOR, Cast, _read, find_narrator
 from bookmarks.stories.quotes import quote_style
@@ -215,6 +216,7 @@ def attribute_dialogue(
     check_turns(paras, cast)
     solve_exchanges(paras, cast)
     check_counts(paras, cast)
+    place_shared(paras, cast)
     drafts = all_drafts(paras, resolver.tags)
     spoken = {d.character for d in drafts}
     aliases = {person.name: sorted(f for f in person.forms if _fold(f) != _fold(person.name)
