@@ -27,10 +27,16 @@ def prose_paragraphs(lines: list[str], file: str) -> list[tuple[int, str, str | 
     chapter: str | None = None
     paragraph: list[str] = []
     start = 1
+    titled: bool | None = None  # False: a heading was just read and its title may follow
 
     def flush() -> None:
-        nonlocal paragraph
+        nonlocal paragraph, chapter, titled
+        if paragraph and titled is False and _chapter_title(paragraph):
+            chapter = f"{chapter}: {paragraph[0].strip()}"  # `CHAPTER III` ¶ `The Husband and
+            paragraph, titled = [], None  # Father`: the chapter's title, not narration (no
+            # `Husband` on stage)
         if paragraph:
+            titled = None
             text = " ".join(s.strip() for s in paragraph)
             if len(text) > MAX_PARAGRAPH:
                 raise StoryFormatError(f"a paragraph is longer than {MAX_PARAGRAPH:,} characters.",
@@ -46,12 +52,21 @@ def prose_paragraphs(lines: list[str], file: str) -> list[tuple[int, str, str | 
         heading = _CHAPTER.match(line)
         if heading and not paragraph and len(line) < 80:
             chapter = (heading.group(1) or heading.group(2)).strip()
+            titled = False
             continue
         if not paragraph:
             start = number
         paragraph.append(line)
     flush()
     return out
+
+
+def _chapter_title(paragraph: list[str]) -> bool:
+    """The one short line after a chapter heading that names the chapter (`The Husband and
+    Father`, `IN WHICH A BEAR APPEARS`): no sentence (no closing `.`, `!`, `?`), no speech."""
+    text = paragraph[0].strip()
+    return (len(paragraph) == 1 and len(text) <= 60 and text[:1].isupper()
+            and not any(q in text for q in "\"“‘") and (text.isupper() or text[-1:] not in ".!?"))
 
 
 def parse_prose(lines: list[str], file: str) -> tuple[list[Draft], dict]:

@@ -77,6 +77,21 @@ def test_prose_attributes_quoted_dialogue():
     assert story.actions[0].chapter == "Chapter 1"
 
 
+def test_a_chapter_title_under_its_heading_names_the_chapter():
+    """`CHAPTER III` ¶ `The Husband and Father`: the title line is the chapter's name, not a
+    line of narration (whose `Husband` would be put on stage). A sentence is no title."""
+    story = parse("CHAPTER III\n\nThe Husband and Father\n\n"
+                  "Eliza stood in the verandah when a hand was laid on her shoulder.\n\n"
+                  '"George, is it you?" said Eliza.\n\n'
+                  "CHAPTER IV\n\nIt was dark.\n\nThe cabin was warm and the fire was bright.\n",
+                  "tale.txt", fmt="prose")
+    assert [(a.text[:12], a.chapter) for a in story.actions] == [
+        ("Eliza stood ", "CHAPTER III: The Husband and Father"),
+        ("George, is i", "CHAPTER III: The Husband and Father"),
+        ("It was dark.", "CHAPTER IV"), ("The cabin wa", "CHAPTER IV")]
+    assert "Husband" not in {c.name for c in story.characters}
+
+
 def test_reference_format_with_multiple_characters():
     data = {"Chapter 1": [{"action": "I am here.", "character": "Hamlin"},
                           {"action": "They bow.", "characters": ["Hamlin", "Osric"]}],
