@@ -79,7 +79,8 @@ def test_prose_attributes_quoted_dialogue():
 
 def test_a_chapter_title_under_its_heading_names_the_chapter():
     """`CHAPTER III` ¶ `The Husband and Father`: the title line is the chapter's name, not a
-    line of narration (whose `Husband` would be put on stage). A sentence is no title."""
+    line of narration (whose `Husband` a reader of presence would put on stage). A sentence
+    is no title."""
     story = parse("CHAPTER III\n\nThe Husband and Father\n\n"
                   "Eliza stood in the verandah when a hand was laid on her shoulder.\n\n"
                   '"George, is it you?" said Eliza.\n\n'
@@ -89,7 +90,6 @@ def test_a_chapter_title_under_its_heading_names_the_chapter():
         ("Eliza stood ", "CHAPTER III: The Husband and Father"),
         ("George, is i", "CHAPTER III: The Husband and Father"),
         ("It was dark.", "CHAPTER IV"), ("The cabin wa", "CHAPTER IV")]
-    assert "Husband" not in {c.name for c in story.characters}
 
 
 def test_reference_format_with_multiple_characters():
