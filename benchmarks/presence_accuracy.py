@@ -27,6 +27,7 @@ are not tuned on them); `--by-character` counts, per play, the points where each
 was wrongly present or wrongly absent.
 
     python benchmarks/presence_accuracy.py [--plays hamlet earnest] [--verbose]
+    python benchmarks/presence_accuracy.py --gold presence_prose   # novel chapters
 """
 
 from __future__ import annotations
@@ -151,12 +152,14 @@ def locate(story: Story, source: str) -> tuple[list[int], str, list[int]]:
     for a in story.actions:
         words = key(a.text).split()
         found = -1
+        window = 4000 + 2 * len(a.text)  # near the last one: a short line (`No.`) is found
+        # again and again further on, and a match there would lose every action between
         for lo in range(0, max(1, len(words) - 2), 3):
             for n in (8, 5, 3):
                 chunk = " ".join(words[lo:lo + n])
                 if len(chunk) < 8 and len(words) > n:
                     continue
-                at = keyed.find(chunk, cursor)
+                at = keyed.find(chunk, cursor, cursor + window)
                 if at >= 0:
                     found = at
                     break
@@ -172,11 +175,11 @@ def stage(ranges: dict[str, list[tuple[int, int]]], index: int) -> set[str]:
     return {name for name, runs in ranges.items() if any(a <= index <= b for a, b in runs)}
 
 
-def evaluate(slug: str, keep_misses: bool = False) -> Result:
-    """Score one gold play."""
-    path = GOLD / f"{slug}.txt"
-    cast = json.loads((GOLD / f"{slug}.cast.json").read_text("utf-8"))
-    labels = [json.loads(line) for line in (GOLD / f"{slug}.labels.jsonl").read_text("utf-8")
+def evaluate(slug: str, keep_misses: bool = False, gold: Path = GOLD) -> Result:
+    """Score one gold play (or novel excerpt, from `gold`)."""
+    path = gold / f"{slug}.txt"
+    cast = json.loads((gold / f"{slug}.cast.json").read_text("utf-8"))
+    labels = [json.loads(line) for line in (gold / f"{slug}.labels.jsonl").read_text("utf-8")
               .splitlines() if line.strip()]
     result = Result(slug)
     try:
@@ -202,9 +205,13 @@ def evaluate(slug: str, keep_misses: bool = False) -> Result:
         raw_at = source.index(label["anchor"])
         at = bisect_right(pos, raw_at)
         k = bisect_right(starts, at) - 1
-        action = story.actions[k] if k >= 0 else None
         pieces = [p for p in re.split(r"\([^)]*\)|\[[^\]]*\]", label["anchor"]) if key(p)]
         words = max((key(p) for p in pieces), key=len) if pieces else key(label["anchor"])
+        # a speech joined from quotations around a tag (`“Hyde?” repeated Lanyon. “No. Never
+        # …”`) may be located by its later words: the anchor is then in the next action
+        k = next((j for j in (k, k + 1, k - 1) if 0 <= j < len(story.actions)
+                  and words in key(story.actions[j].text)), k)
+        action = story.actions[k] if k >= 0 else None
         if action is None or words not in key(action.text):
             result.not_found += 1
             predicted: set[str] = set()
@@ -242,18 +249,23 @@ def line(name: str, r: Result) -> str:
 
 def main(argv: list[str] | None = None) -> dict[str, Result]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--plays", nargs="*", help="only these gold plays")
+    parser.add_argument("--plays", nargs="*", help="only these gold plays (or texts)")
+    parser.add_argument("--gold", default="presence",
+                        help="the gold set: presence (plays, the default) or presence_prose (novels)")
     parser.add_argument("--verbose", action="store_true", help="list the misses (tune plays)")
     parser.add_argument("--by-character", action="store_true",
                         help="per play, how often each character was wrongly present / absent")
     args = parser.parse_args(argv)
-    split = json.loads((GOLD / "split.json").read_text("utf-8"))
+    gold = GOLD.parent / args.gold
+    if not (gold / "split.json").is_file():
+        parser.error(f"{gold}: no split.json (a gold set folder under benchmarks/gold/)")
+    split = json.loads((gold / "split.json").read_text("utf-8"))
     results: dict[str, Result] = {}
     for part in ("tune", "test"):
         total = Result(part)
         chosen = [s for s in split[part] if not args.plays or s in args.plays]
         for slug in chosen:
-            r = evaluate(slug, keep_misses=args.verbose and part == "tune")
+            r = evaluate(slug, keep_misses=args.verbose and part == "tune", gold=gold)
             results[slug] = r
             total.add(r)
             print(line(slug, r) + f"  [{r.fmt}, {r.actions} actions, {r.characters} characters]")
@@ -270,10 +282,12 @@ def main(argv: list[str] | None = None) -> dict[str, Result]:
             results[part] = total
             print(line(part.upper(), total))
             print()
-    if "test" in results:
+    if "test" in results and gold == GOLD:
         rate = results["test"].rate
         print(f"TEST exact-match {100 * rate:.1f}% (target ≥ {100 * TARGET:.0f}%): "
               f"{'met' if rate >= TARGET else 'not met'}")
+    elif "test" in results:  # the issue's target is for plays; novels are measured
+        print(f"TEST exact-match {100 * results['test'].rate:.1f}% (novels: measured, no target set)")
     return results
 
 

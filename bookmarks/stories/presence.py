@@ -73,6 +73,27 @@ _ERRAND_ROLES = frozenset("servant servants maid maidservant manservant housemai
                           "usher boy".split())
 
 
+# a new scene in prose, where no one is written off: a section break (`* * *`, `#`, a rule of
+# dashes) or a paragraph that opens on a jump in time (`The next morning…`, `Three days
+# later…`); who is there is what the new scene shows. Not `Meanwhile` (most often the
+# same scene: `Meanwhile Robert went on talking`), not minutes (`Two minutes later they
+# were disturbed`), not a tale told in a speech (`"A week passed, and I…`)
+_BREAK = re.compile(r"[\s*#~·•=_.\-—–]+")
+_NUMBER = (r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|some|a\s+few|several|many"
+           r"|\w+teen|twenty)")
+_JUMP = re.compile(
+    r"(?:(?:on|in|at|early|late|by)\s+)?(?:the\s+)?(?:next|following)\s+"
+    r"(?:morning|day|evening|night|afternoon|week|month|year|spring|summer|autumn|winter)\b"
+    rf"|{_NUMBER}\s+(?:hours?|days?|weeks?|months?|years?)\s+(?:later|afterwards?|passed|went\s+by"
+    r"|had\s+passed|had\s+gone\s+by)\b", re.IGNORECASE)
+
+
+def new_scene(text: str) -> bool:
+    """A narration paragraph that starts a scene of its own in prose (see above)."""
+    text = text.strip()
+    return bool(_BREAK.fullmatch(text)) or bool(_JUMP.match(text.lstrip("_")))
+
+
 def _errand(name: str) -> bool:
     """An unnamed servant or messenger (`Servant`, `A Maid`, `First Messenger`)."""
     words = [w for w in re.split(r"[\s.]+", name.casefold()) if w and w not in
@@ -195,6 +216,9 @@ def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | 
             stage.weak = {}
             out[a.index] = set(stage.present)
             continue
+        if a.character == NARRATION and new_scene(a.text):
+            last_speaker, opening = None, True
+            stage.scene()
         if a.character == NARRATION:
             moves = reading(a.text, find, last_speaker, stage.present, stage.dead, opening)
             directed = directed or any(m.kind in (ENTER, EXIT, DIE) for m in moves)

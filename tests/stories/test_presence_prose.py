@@ -1,0 +1,59 @@
+"""Presence in prose, where no one is written off: a section break or a jump in time starts
+a new scene, shown by what it shows. Text written for these tests."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+from bookmarks.stories.importers import parse_story
+from bookmarks.stories.presence import derive
+from tests.conftest import ROOT
+
+OPENING = ("CHAPTER I\n\nAnna walked into the kitchen, where Tom was reading by the stove.\n\n"
+           '"Good morning," said Anna.\n\n"Morning," said Tom, and turned a page.\n\n')
+
+
+def present(text: str) -> dict[str, set[str]]:
+    """The first words of each action → who is present at it."""
+    story = parse_story(text.encode(), "tale.txt", fmt="prose")
+    per = derive(story.actions, story.characters)
+    return {a.text[:14]: per[a.index] for a in story.actions}
+
+
+def test_a_section_break_or_a_jump_in_time_starts_a_new_scene():
+    seen = present(OPENING + "* * *\n\nAnna sat on the beach at Dover with the gulls.\n\n"
+                   '"I miss him," said Anna.\n\nMartha came down the path with a basket.\n\n'
+                   '"There you are," said Martha.\n\n'
+                   "The next morning Tom walked alone to the station in the rain.\n\n"
+                   '"One ticket for London," said Tom.\n')
+    assert seen["Morning."] == {"Anna", "Tom"}
+    assert seen["* * *"] == set()
+    assert seen["I miss him."] == {"Anna"}  # Tom was left in the kitchen
+    assert seen["There you are."] == {"Anna", "Martha"}
+    assert seen["One ticket for"] == {"Tom"}
+
+
+def test_meanwhile_minutes_and_a_tale_told_in_a_speech_keep_the_scene():
+    seen = present(OPENING + "Meanwhile Tom went on reading, and the kettle began to sing.\n\n"
+                   '"Tea?" said Anna.\n\n'
+                   "Two minutes later the kettle boiled over onto the stove.\n\n"
+                   '"Now look," said Tom.\n\n'
+                   '"A week passed, and I heard nothing from my brother. Then one night he came '
+                   'home," said Anna.\n\n"Go on," said Tom.\n')
+    for words in ("Tea?", "Now look.", "Go on."):
+        assert seen[words] == {"Anna", "Tom"}, words
+
+
+def test_the_benchmark_reads_the_novel_gold_set(capsys):
+    """`presence_accuracy.py --gold presence_prose` finds every labelled point of a tune
+    text in the storyline (a speech joined around its tag, a one-word line like `No.`)."""
+    spec = importlib.util.spec_from_file_location("presence_accuracy",
+                                                  ROOT / "benchmarks" / "presence_accuracy.py")
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    results = bench.main(["--gold", "presence_prose", "--plays", "stevenson_jekyll_hyde_ch01_05"])
+    jekyll = results["stevenson_jekyll_hyde_ch01_05"]
+    assert jekyll.points == 44 and jekyll.not_found == 0
+    assert "novels: measured" not in capsys.readouterr().out  # no test text was scored
