@@ -161,6 +161,9 @@ def place_actions(story: Story, text: str) -> list[int]:
     paras = [tokens(text[s:e]) for s, e in paragraphs_of(text)]
     where: list[int] = []
     cur_p, cur_end = 0, 0
+    told = {tuple(tokens(t)) for t in (story.title, story.author, f"by {story.author}", "by") if t}
+    while cur_p < len(paras) and paras[cur_p] and tuple(paras[cur_p]) in told:
+        cur_p += 1  # the title and by-line the import read as such (no action comes from them)
     for action in story.actions:
         words = tokens(action.text)
         found = -1

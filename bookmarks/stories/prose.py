@@ -71,8 +71,38 @@ def _chapter_title(paragraph: list[str]) -> bool:
 
 def parse_prose(lines: list[str], file: str) -> tuple[list[Draft], dict]:
     paragraphs = prose_paragraphs(lines, file)
+    meta = title_and_author(paragraphs)
+    if meta:  # the title and by-line name the story; they are no narration (whose names a
+        paragraphs = paragraphs[meta.pop("lines"):]  # reader of presence would put on stage)
+    if paragraphs and all(chapter is None for _, _, chapter in paragraphs):
+        paragraphs = caps_chapters(paragraphs)
     drafts, aliases = attribute_dialogue(paragraphs)
-    return drafts, {"aliases": aliases, **title_and_author(paragraphs)}
+    return drafts, {"aliases": aliases, **meta}
+
+
+def caps_chapters(paragraphs: list[tuple[int, str, str | None]]) -> list[tuple[int, str, str | None]]:
+    """In a text with no `Chapter …` headings, a short line in capitals standing alone
+    (`STORY OF THE DOOR`, `SEARCH FOR MR. HYDE`, `II`) is a chapter heading: it names the
+    chapter of the paragraphs after it and is no narration."""
+    out: list[tuple[int, str, str | None]] = []
+    chapter: str | None = None
+    for line, text, _ in paragraphs:
+        words = text.split()
+        if len(text) <= 60 and text.isupper() and not re.search(r"[\"“”‘’!?,;:]", text) \
+                and any(len(w.strip(".")) > 1 or w in ("I", "V", "X") for w in words):
+            chapter = _title_case(text)
+            continue
+        out.append((line, text, chapter))
+    return out
+
+
+def _title_case(text: str) -> str:
+    """`STORY OF THE DOOR` → `Story of the Door`; a roman numeral stays (`II`)."""
+    small = {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"}
+    words = text.strip(" .").split()
+    return " ".join(w if re.fullmatch(r"[IVXLC]+\.?", w) else
+                    w.lower() if k and w.lower() in small else w[:1] + w[1:].lower()
+                    for k, w in enumerate(words))
 
 
 _BY = re.compile(r"by\s+(\S.{0,80})", re.I)
@@ -80,7 +110,8 @@ _BY = re.compile(r"by\s+(\S.{0,80})", re.I)
 
 def title_and_author(paragraphs: list[tuple[int, str, str | None]]) -> dict:
     """A text that opens with a title line and a by-line (`The Invisible Man` ¶ `by H. G.
-    Wells`, or `By` ¶ `H. G. Wells`) names itself: {"title": …, "author": …}; else {}."""
+    Wells`, or `By` ¶ `H. G. Wells`) names itself: {"title": …, "author": …, "lines": the
+    paragraphs they take}; else {}."""
     if len(paragraphs) < 2:
         return {}
     (_, title, _), (_, by, _) = paragraphs[0], paragraphs[1]
@@ -92,4 +123,5 @@ def title_and_author(paragraphs: list[tuple[int, str, str | None]]) -> dict:
     if not (m := _BY.fullmatch(by)) or not title or len(title.split()) > 12 \
             or re.search(r"[\"“”‘’]|[.!?;]$", title):
         return {}
-    return {"title": title, "author": m.group(1)}
+    lines = 3 if " ".join(paragraphs[1][1].split()).casefold() == "by" else 2
+    return {"title": title, "author": m.group(1), "lines": lines}

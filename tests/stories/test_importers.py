@@ -92,6 +92,22 @@ def test_a_chapter_title_under_its_heading_names_the_chapter():
         ("It was dark.", "CHAPTER IV"), ("The cabin wa", "CHAPTER IV")]
 
 
+def test_title_by_line_and_capital_headings_of_a_text_without_chapter_headings():
+    """`The Strange Case` ¶ `by R. L. S.` name the story (no narration); with no `Chapter …`
+    heading, a short line in capitals alone (`STORY OF THE DOOR`) heads a chapter, but a
+    shout is no heading."""
+    story = parse("The Strange Case\n\nby R. L. S.\n\nSTORY OF THE DOOR\n\n"
+                  "Mr. Utterson walked with his cousin along a by-street in the east.\n\n"
+                  "HELP!\n\nSEARCH FOR MR. HYDE\n\n"
+                  '"I shall be Mr. Seek," said Mr. Utterson.\n', "case.txt", fmt="prose")
+    assert (story.title, story.author) == ("The Strange Case", "R. L. S.")
+    assert [(a.text[:10], a.chapter) for a in story.actions] == [
+        ("Mr. Utters", "Story of the Door"), ("HELP!", "Story of the Door"),
+        ("I shall be", "Search for Mr. Hyde")]
+    titled = parse("CHAPTER I\n\nTom walked home.\n\nTHE END\n", "t.txt", fmt="prose")
+    assert [a.text for a in titled.actions] == ["Tom walked home.", "THE END"]  # headed already
+
+
 def test_reference_format_with_multiple_characters():
     data = {"Chapter 1": [{"action": "I am here.", "character": "Hamlin"},
                           {"action": "They bow.", "characters": ["Hamlin", "Osric"]}],
