@@ -42,7 +42,7 @@ from pathlib import Path
 
 from bookmarks.errors import StoryFormatError
 from bookmarks.stories.importers import load_story
-from bookmarks.stories.presence import derive, to_ranges
+from bookmarks.stories.presence import PROSE, derive, to_ranges
 from bookmarks.stories.story import NARRATION, Story
 
 GOLD = Path(__file__).resolve().parent / "gold" / "presence"
@@ -191,7 +191,7 @@ def evaluate(slug: str, keep_misses: bool = False, gold: Path = GOLD) -> Result:
         return result
     result.fmt, result.actions, result.characters = (story.source_format, len(story.actions),
                                                      len(story.characters))
-    ranges = to_ranges(derive(story.actions, story.characters))
+    ranges = to_ranges(derive(story.actions, story.characters, prose=story.source_format in PROSE))
     names = name_map(story, cast)
     counts = story.action_counts()
     result.names = {(f"{c.name} ({', '.join(c.aliases)})" if c.aliases else c.name)

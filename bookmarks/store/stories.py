@@ -41,17 +41,19 @@ class StoriesStore(StoreBase):
             )
             db["branches"].insert({"story_id": story_id, "parent_id": None, "fork_point": 0,
                                    "name": "trunk", "created_at": now()})
-            from bookmarks.stories.presence import Reads, corrections, derive, to_ranges
+            from bookmarks.stories.presence import PROSE, Reads, corrections, derive, to_ranges
 
             reads = Reads(story.characters)  # kept for the writer's first correction
-            per_action = derive(story.actions, story.characters, reads)
+            prose = story.source_format in PROSE
+            per_action = derive(story.actions, story.characters, reads, prose)
             if any(a.present is not None for a in story.actions):  # a JSONL's presence, with
                 # the writer's corrections: kept as marks, so a later derivation keeps them
                 bare = [a.model_copy(update={"present": None}) for a in story.actions]
                 db["presence_marks"].insert_all(
                     {"story_id": story_id, "character": name, "first": a, "last": b,
                      "present": int(present)}
-                    for name, a, b, present in corrections(per_action, derive(bare, story.characters, reads)))
+                    for name, a, b, present in corrections(per_action,
+                                                           derive(bare, story.characters, reads, prose)))
             self._write_presence(story_id, to_ranges(per_action))
         self._reads = (story_id, reads)
         return story_id
@@ -106,13 +108,14 @@ class StoriesStore(StoreBase):
 
     def derive_presence(self, story_id: int) -> None:
         """Presence from the storyline, then the writer's corrections on top, in order."""
-        from bookmarks.stories.presence import Reads, derive, to_ranges, with_corrections
+        from bookmarks.stories.presence import PROSE, Reads, derive, to_ranges, with_corrections
 
         cast = self.characters(story_id)
         kept = self._reads  # one story's: the one a writer is correcting
         reads = kept[1].fitting(cast) if kept and kept[0] == story_id else Reads(cast)
         self._reads = (story_id, reads)
-        ranges = to_ranges(derive(self.actions(story_id), cast, reads))
+        prose = self.story(story_id).source_format in PROSE
+        ranges = to_ranges(derive(self.actions(story_id), cast, reads, prose))
         self._write_presence(story_id, with_corrections(ranges, self.presence_marks(story_id)))
 
     def presence_marks(self, story_id: int) -> list[tuple[str, int, int, bool]]:

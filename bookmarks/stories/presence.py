@@ -64,7 +64,8 @@ from bookmarks.stories.story import NARRATION, Action, Character
 
 Ranges = dict[str, list[tuple[int, int]]]
 
-__all__ = ["Finder", "Ranges", "Reads", "Witness", "derive", "set_range", "split_speech", "to_ranges"]
+__all__ = ["PROSE", "Finder", "Ranges", "Reads", "Witness", "derive", "set_range", "split_speech",
+           "to_ranges"]
 
 
 # unnamed people who come on an errand (to announce, to bring, to fetch)
@@ -85,13 +86,33 @@ _JUMP = re.compile(
     r"(?:(?:on|in|at|early|late|by)\s+)?(?:the\s+)?(?:next|following)\s+"
     r"(?:morning|day|evening|night|afternoon|week|month|year|spring|summer|autumn|winter)\b"
     rf"|{_NUMBER}\s+(?:hours?|days?|weeks?|months?|years?)\s+(?:later|afterwards?|passed|went\s+by"
-    r"|had\s+passed|had\s+gone\s+by)\b", re.IGNORECASE)
+    r"|had\s+passed|had\s+gone\s+by)\b"
+    r"|that\s+(?:morning|afternoon|evening|night)\b(?!\s*[,;]?\s*(?:he|she|they|it|I|we)\s+(?:had|said))",
+    re.IGNORECASE)
+# `When Jane and Elizabeth were alone`, `Lanyon sat alone over his wine`, `no sooner was Mr.
+# Utterson alone`: those named are all who are there
+_ALONE = re.compile(r"(?:\b(?:was|were)\s+(?P<inv>[^.;:!?]{1,60}?)|(?P<who>[^.;:!?]{1,100}?)\b"
+                    r"(?:was|were|sat|stood|remained|lay|found\s+(?:himself|herself|themselves)|left))"
+                    r"\s+(?:quite\s+|all\s+)?alone\b")
 
 
 def new_scene(text: str) -> bool:
     """A narration paragraph that starts a scene of its own in prose (see above)."""
     text = text.strip()
     return bool(_BREAK.fullmatch(text)) or bool(_JUMP.match(text.lstrip("_")))
+
+
+def alone_with(text: str, find: Finder) -> set[str]:
+    """The people a narration paragraph says are alone (see `_ALONE`); empty when it says
+    no one is, or names no one of the cast there."""
+    text = re.sub(r"[“\"][^”\"]*[”\"]", " ", text)  # not what is said
+    for m in _ALONE.finditer(text):
+        who = m.group("inv") or m.group("who")
+        if re.search(r"\b(?:not|never|no\s+longer)\b|\b(?:if|as\s+if|though|wish(?:ed)?)\b", who, re.I):
+            continue
+        if names := {n for _, _, n in find.mentions(who)}:
+            return names
+    return set()
 
 
 def _errand(name: str) -> bool:
@@ -190,10 +211,16 @@ class Reads:
         return moves
 
 
-def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | None = None
-           ) -> dict[int, set[str]]:
+PROSE = frozenset({"prose", "gutenberg-novel"})  # the source formats read as prose
+
+
+def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | None = None,
+           prose: bool = False) -> dict[int, set[str]]:
     """Who is present at each action (by index). `reads`: what reading the directions gave
-    the last time this story's presence was derived, made for this cast (see `Reads`)."""
+    the last time this story's presence was derived, made for this cast (see `Reads`).
+    `prose`: a novel's storyline, whose narration is no stage direction: a chapter's first
+    paragraph names many who are not there, a section break or a jump in time starts a new
+    scene (`new_scene`), and `… were alone` says who is there (`alone_with`)."""
     find = Finder(cast)
     if reads is not None and reads.cast != Reads.signature(cast):
         raise ValueError("these reads were made for another cast")
@@ -207,7 +234,7 @@ def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | 
     directed = False  # the text writes entrances and exits: trust them over vocatives
     for a in actions:
         if a.chapter != chapter:
-            chapter, last_speaker, opening = a.chapter, None, True
+            chapter, last_speaker, opening = a.chapter, None, not prose
             stage.scene()
         given = getattr(a, "present", None)
         if given is not None:  # taken as it is: nobody when empty, the speaker only if listed
@@ -216,13 +243,16 @@ def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | 
             stage.weak = {}
             out[a.index] = set(stage.present)
             continue
-        if a.character == NARRATION and new_scene(a.text):
-            last_speaker, opening = None, True
+        if prose and a.character == NARRATION and new_scene(a.text):
+            last_speaker = None
             stage.scene()
         if a.character == NARRATION:
             moves = reading(a.text, find, last_speaker, stage.present, stage.dead, opening)
             directed = directed or any(m.kind in (ENTER, EXIT, DIE) for m in moves)
             stage.apply(moves)
+            if prose and (alone := alone_with(a.text, find) & known):
+                stage.scene()  # in prose: `When Jane and Elizabeth were alone`
+                stage.present = alone
             out[a.index] = set(stage.present)
             if not stage.present and any(m.kind in (EXIT, DIE) for m in moves):
                 opening = True  # the stage is empty: what follows is a new scene

@@ -1,5 +1,6 @@
 """Presence in prose, where no one is written off: a section break or a jump in time starts
-a new scene, shown by what it shows. Text written for these tests."""
+a new scene, shown by what it shows; `… were alone` says who is there; a chapter's first
+paragraph names people who are not there. Text written for these tests."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ OPENING = ("CHAPTER I\n\nAnna walked into the kitchen, where Tom was reading by 
 def present(text: str) -> dict[str, set[str]]:
     """The first words of each action → who is present at it."""
     story = parse_story(text.encode(), "tale.txt", fmt="prose")
-    per = derive(story.actions, story.characters)
+    per = derive(story.actions, story.characters, prose=True)
     return {a.text[:14]: per[a.index] for a in story.actions}
 
 
@@ -43,6 +44,27 @@ def test_meanwhile_minutes_and_a_tale_told_in_a_speech_keep_the_scene():
                    'home," said Anna.\n\n"Go on," said Tom.\n')
     for words in ("Tea?", "Now look.", "Go on."):
         assert seen[words] == {"Anna", "Tom"}, words
+
+
+def test_those_said_to_be_alone_are_all_who_are_there():
+    seen = present(OPENING + "Martha came in with the post, and Tom read his letter.\n\n"
+                   '"Bad news?" said Martha.\n\n"No," said Tom.\n\n'
+                   "When Anna and Tom were alone, she took the letter from the table.\n\n"
+                   '"Who is it from?" said Anna.\n\n'
+                   "Anna was not alone for long: Martha came back for the tray.\n\n"
+                   '"Leave it," said Anna.\n')
+    assert seen["No."] == {"Anna", "Martha", "Tom"}
+    assert seen["Who is it from"] == {"Anna", "Tom"}
+    assert "Martha" in seen["Leave it."]  # `not alone` says nothing of who is there
+
+
+def test_a_chapter_that_opens_on_people_talked_of_does_not_bring_them():
+    seen = present("CHAPTER I\n\nThat evening Utterson read the will of his friend Dr. Jekyll, "
+                   "which left everything to one Edward Hyde.\n\n"
+                   '"It is madness," said Utterson.\n\n'
+                   "CHAPTER II\n\nJekyll met Hyde at the door.\n\n"
+                   '"You are late," said Jekyll.\n\n"I am never late," said Hyde.\n')
+    assert seen["It is madness."] == {"Utterson"}
 
 
 def test_the_benchmark_reads_the_novel_gold_set(capsys):
