@@ -113,6 +113,7 @@ class _Reader:
         self.moves: list[Move] = []
         self.touched: set[str] = set()  # moved in the sentence being read
         self.last_named: str | None = None  # who a `he` or `she` may be, failing a subject
+        self.unnamed = False  # the last subject found was a pronoun or no word at all
 
     # -- people ------------------------------------------------------------------------
     def mentions(self, sentence: str) -> list[_Mention]:
@@ -173,14 +174,19 @@ class _Reader:
             is_object = m.names is None and m.word not in _SUBJECT_PRONOUNS \
                 or bool(_OBJECT_BEFORE.search(sentence[:m.start]))
             if _SUBJECT_GAP.match(gap) and (relative or not is_object):
-                return self.resolve(self.group_back(mentions, k, sentence), subject=True)
+                group = self.group_back(mentions, k, sentence)
+                self.unnamed = all(g.names is None for g in group)
+                return self.resolve(group, subject=True)
             first = mentions[0]
             if _LEAD.match(sentence[:first.start]) and (first.names is not None
                                                         or first.word in _SUBJECT_PRONOUNS) \
                     and not _NEW_SUBJECT.search(sentence[first.end:at]):
-                return self.resolve(self.group_forward(mentions, 0, sentence), subject=True)
+                group = self.group_forward(mentions, 0, sentence)
+                self.unnamed = all(g.names is None for g in group)
+                return self.resolve(group, subject=True)
             return None
         if _LEAD.match(sentence[:at]) or _VERB_FIRST.match(sentence):  # `Falls and dies.`
+            self.unnamed = True
             return frozenset({self.actor}) if self.actor else None
         return None
 
@@ -273,9 +279,10 @@ class _Reader:
             return names
         if kind in ("carry_in", "carry_out", "carry_obj"):
             return self.carry(kind, sentence, mentions, start, end)
+        self.unnamed = False
         who = self.subject(sentence, mentions, start)
-        if who is None:
-            return None
+        if who is None or self.unnamed and _PAST.match(sentence[start:end]):
+            return None  # a novel's `he went out`: the reader knows no one's sex to say who
         self.last_subject = who
         if kind == "go_into":
             place = re.match(r"\s*(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+)?([\w-]+)",
@@ -358,6 +365,11 @@ class _Reader:
             if _WITH_SUBJECT.match(verb) and doer:
                 self.move(EXIT, doer)
         return names
+
+
+# a verb in the past tense (a novel's narration, not a stage direction's present)
+_PAST = re.compile(r"(?:\w+ed|went|ran|stole|crept|strode|flew|slunk|rode|drove|got|made|came|left|"
+                   r"withdrew)\b", re.I)
 
 
 def read(text: str, find: Finder, actor: str | None, stage: set[str], dead: set[str] = frozenset(),

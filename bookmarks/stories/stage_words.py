@@ -45,6 +45,13 @@ _MOTION = _forms("go:goes:going", "run:runs:running", "rush:rushes:rushing",
                  "plod:plods", "ride:rides:riding", "drive:drives:driving", "file:files:filing",
                  "pass:passes:passing", "step:steps:stepping", "burst:bursts:bursting",
                  "get:gets:getting", "make:makes:making")
+# a novel's narration tells it in the past (`Poole went out`, `She hurried away`): only out
+# and in, where a reader is sure the scene stays (`went up the passage` takes it along)
+_MOTION_PAST = _forms("went:ran:rushed:hurried:walked:swept:stormed:stalked:stole:slipped",
+                      "staggered:dashed:marched:crept:strode:limped:flounced:darted:stumbled",
+                      "tottered:bustled:glided:flew:hastened:trotted:raced:bolted:sauntered",
+                      "strolled:slunk:sneaked:tiptoed:crawled:scrambled:scampered:trooped",
+                      "shuffled:trudged:plodded:rode:drove:stepped:got")
 _GO = "go|goes|going"
 _CARRY = _forms("take:takes:taking", "lead:leads:leading", "get:gets:getting",
                 "carry:carries:carrying", "bear:bears:bearing", "drag:drags:dragging",
@@ -70,10 +77,12 @@ _VERBS: list[tuple[str, re.Pattern]] = [(kind, re.compile(p, re.I)) for kind, p 
     ("carry_out", rf"\b(?:{_CARRY})\s+(?:off|out|away)\b"
                   rf"(?!\s+(?:from|of)\s+(?:behind|under|the\s+(?:{_PLACE_HIDE})))"),
     ("enter", r"\b(?:re-?enters|enters|entering|re-?entering)\b"),
-    ("enter", r"\b(?:comes?|coming)\s+(?:in|on|back|out\s+(?:of|from))\b(?!\s+and\s+out)"),
+    ("enter", r"\b(?:comes?|coming|came)\s+(?:in|on|back|out\s+(?:of|from))\b(?!\s+and\s+out)"),
     ("enter", r"\b(?:returns?|returning|reappears?|reappearing|arrives?|arriving|appears?|"
-              r"appearing)\b"),
-    ("enter", rf"\b(?:{_MOTION})\s+in\b(?!\s+and\s+out|\s+(?:a|an|the|his|her|their)\b)"),
+              r"appearing|returned|reappeared|arrived|appeared)\b"),
+    ("enter", r"\bentered\b(?=\s+(?:the\s+)?(?:room|hall|house|study|library|kitchen|parlour|parlor|"
+              r"office|shop|inn|bar|cabin|chamber|drawing-room|dining-room)\b|\s*[.,;]|$)"),
+    ("enter", rf"\b(?:{_MOTION}|{_MOTION_PAST})\s+in\b(?!\s+and\s+out|\s+(?:a|an|the|his|her|their)\b)"),
     ("enter", r"\b(?:runs?|running|rushes|rushing|hurries|hurrying|walks?|walking|steps?|stepping|"
               r"strolls?|strolling|ambles?|ambling|marches|marching|dashes|dashing)\s+(?:on|aboard)\b"
               r"(?=\s*(?:[.,;]|$|with\b|from\b|and\b))"),
@@ -85,10 +94,11 @@ _VERBS: list[tuple[str, re.Pattern]] = [(kind, re.compile(p, re.I)) for kind, p 
     ("die", r"\b(?:dies|die)\b|\b(?:falls?|drops?)\s+dead\b|\b(?:is|are)\s+(?:killed|slain)\b|"
             r"\bexpires\b|\bbreathes\s+(?:his|her)\s+last\b"),
     ("hide", r"\bhides?\b|\bhiding\b|\bconceals?\s+(?:himself|herself|themselves)\b"),
-    ("exit", r"\bexits\b|\b(?:departs?|departing|disappears?|disappearing|vanish(?:es)?|vanishing)\b"),
+    ("exit", r"\bexits\b|\b(?:departs?|departing|disappears?|disappearing|vanish(?:es)?|vanishing|"
+             r"departed|disappeared|vanished)\b"),
     ("enter", rf"\b(?:{_MOTION}|peeps?|peeping|looks?|looking|comes?|coming)\s+(?:out|forth|forward)\s+"
               rf"(?:of|from)\s+(?:behind|under|beneath|his|her|their|the\s+(?:{_PLACE_HIDE}))\b"),
-    ("exit", rf"\b(?:{_MOTION})\s+(?:out|off|away)\b"),
+    ("exit", rf"\b(?:{_MOTION}|{_MOTION_PAST})\s+(?:out|off|away)\b"),
     ("exit", rf"\b(?:{_GO})\s+in\b(?=\s*(?:[.,;]|$|and\b|to\b|again\b))"),
     ("exit", r"\b(?:go|goes)(?=\s*(?:[.,;]|$))"),  # `He goes.`; not `Going.` (may be called back)
     ("go_into", rf"\b(?:{_MOTION})\s+(?:back\s+)?into\b"),
@@ -96,8 +106,10 @@ _VERBS: list[tuple[str, re.Pattern]] = [(kind, re.compile(p, re.I)) for kind, p 
              rf"staircase|garden|street|road|path|lane|avenue|hill|walk|passage|corridor)\b)"),
     ("exit", rf"\b(?:{_MOTION})\s+(?:out\s+)?through\s+the\s+(?:\w+\s+)?(?:door|doors|doorway|gate|"
              rf"window|hall|arch|archway|curtains?|garden|{_ROOM})\b"),
-    ("leave", r"\b(?:leaves|leave|leaving)\b"),
-    ("withdraw", r"\b(?:withdraws?|withdrawing|retires?|retiring)\b"),
+    ("leave", r"\b(?:leaves|leave|leaving)\b|\bleft\b(?=\s+(?:him|her|them|us|me|the\s+(?:room|house|"
+              r"hall|study|library|kitchen|parlour|parlor|office|shop|inn|bar|cabin|chamber|garden|table)"
+              r"|\s*[.;]))"),
+    ("withdraw", r"\b(?:withdraws?|withdrawing|retires?|retiring|withdrew|retired)\b"),
     ("exit", r"\b(?:is|are)\s+(?:carried|borne|dragged|led|taken|hurried|hustled)\s+(?:off|out|away)\b"),
     ("carry_obj", rf"\b(?:{_CARRY}|{_USHER})\b(?=\s)"),  # last: any other reading first
     ("shut", r"\b(?:shuts?|closes?)\s+the\s+(?:\w+\s+)?door\b"),

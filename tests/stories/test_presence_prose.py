@@ -67,6 +67,23 @@ def test_a_chapter_that_opens_on_people_talked_of_does_not_bring_them():
     assert seen["It is madness."] == {"Utterson"}
 
 
+def test_comings_and_goings_told_in_the_past():
+    """`Martha came in`, `Tom went out`: the past tense of a novel moves people as a stage
+    direction's present does. `He went out` says nothing the reader can place (whose `he`?),
+    and `went up the stairs` takes the scene along."""
+    seen = present(OPENING + "Martha came in with the post.\n\n"
+                   '"Letters," said Martha.\n\nTom went out into the yard.\n\n'
+                   '"Has he gone?" said Anna.\n\n"Yes," said Martha.\n\n'
+                   "He went out as well.\n\n"
+                   '"Well," said Martha.\n\n'
+                   "Anna went up the stairs with the candle, and Martha followed.\n\n"
+                   '"Mind the step," said Martha.\n')
+    assert seen["Letters."] == {"Anna", "Martha", "Tom"}
+    assert seen["Has he gone?"] == {"Anna", "Martha"}
+    assert seen["He went out as"] == {"Anna", "Martha"}  # not Martha, the last to speak
+    assert seen["Mind the step."] == {"Anna", "Martha"}
+
+
 def test_the_benchmark_reads_the_novel_gold_set(capsys):
     """`presence_accuracy.py --gold presence_prose` finds every labelled point of a tune
     text in the storyline (a speech joined around its tag, a one-word line like `No.`)."""
