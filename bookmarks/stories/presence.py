@@ -212,6 +212,7 @@ class Reads:
 
 
 PROSE = frozenset({"prose", "gutenberg-novel"})  # the source formats read as prose
+FADE = 10  # prose: actions after which someone who neither spoke, acted nor was called is gone
 
 
 def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | None = None,
@@ -232,7 +233,10 @@ def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | 
     last_speaker: str | None = None
     opening = True  # no one has spoken yet in this scene
     directed = False  # the text writes entrances and exits: trust them over vocatives
-    for a in actions:
+    seen: dict[str, int] = {}  # prose: the last action at which each one spoke, acted or was called
+    for at, a in enumerate(actions):
+        if prose:
+            stage.present -= {n for n in stage.present if at - seen.get(n, at) > FADE}
         if a.chapter != chapter:
             chapter, last_speaker, opening = a.chapter, None, not prose
             stage.scene()
@@ -250,6 +254,7 @@ def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | 
             moves = reading(a.text, find, last_speaker, stage.present, stage.dead, opening)
             directed = directed or any(m.kind in (ENTER, EXIT, DIE) for m in moves)
             stage.apply(moves)
+            seen.update((n, at) for m in moves for n in m.names)
             if prose and (alone := alone_with(a.text, find) & known):
                 stage.scene()  # in prose: `When Jane and Elizabeth were alone`
                 stage.present = alone
@@ -262,6 +267,7 @@ def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | 
         if speaker:
             stage.speech_by(speaker)
             last_speaker = speaker
+            seen[speaker] = at
         heard: set[str] = set()
         spoken = False
         lead: list[Move] = []  # the moves of the speaker's own directions before the words
@@ -282,10 +288,12 @@ def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | 
             if speaker:
                 _speaker_on(stage, speaker, lead)
             heard = set(stage.present)
-        if not directed and speaker:  # "Maren, forgive me" said alone on stage is no entrance
+        if (prose or not directed) and speaker:  # "Maren, forgive me" said alone on stage is no
+            # entrance where the text writes them; a novel's `came in` is no such text
             addressed = {n for n in find.vocatives(a.text) if n != speaker}
             stage.present |= addressed
             heard |= addressed
+            seen.update((n, at) for n in addressed)
         out[a.index] = heard
     return out
 

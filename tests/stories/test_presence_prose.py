@@ -8,7 +8,7 @@ import importlib.util
 import sys
 
 from bookmarks.stories.importers import parse_story
-from bookmarks.stories.presence import derive
+from bookmarks.stories.presence import FADE, derive
 from tests.conftest import ROOT
 
 OPENING = ("CHAPTER I\n\nAnna walked into the kitchen, where Tom was reading by the stove.\n\n"
@@ -82,6 +82,18 @@ def test_comings_and_goings_told_in_the_past():
     assert seen["Has he gone?"] == {"Anna", "Martha"}
     assert seen["He went out as"] == {"Anna", "Martha"}  # not Martha, the last to speak
     assert seen["Mind the step."] == {"Anna", "Martha"}
+
+
+def test_someone_who_neither_speaks_nor_acts_for_long_is_gone():
+    """A novel seldom writes exits: someone who has not spoken, acted or been called for
+    `FADE` actions has left the scene (someone called by name is there)."""
+    talk = "".join(f'"Line {k} of the talk," said {"Anna" if k % 2 else "Tom"}.\n\n'
+                   for k in range(FADE + 2))
+    seen = present(OPENING + '"Tea," said Martha, and she stood by the door.\n\n' + talk
+                   + '"Martha, more tea," said Anna.\n')
+    assert "Martha" in seen["Line 0 of the t"[:14]]
+    assert "Martha" not in seen[f"Line {FADE + 1} of the"[:14]]
+    assert "Martha" in seen["Martha, more t"]
 
 
 def test_the_benchmark_reads_the_novel_gold_set(capsys):
