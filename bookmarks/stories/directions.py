@@ -298,6 +298,8 @@ class _Reader:
         if kind == "exit" and re.match(r"\s*(?:behind|under|beneath|into\s+(?:the\s+)?(?:"
                                        + _PLACE_HIDE + r"))\b", after, re.I):
             kind = "hide"
+        if kind == "leave" and sentence[start:end].lower().startswith("left"):
+            kind = "exit"  # a novel's `had left him`, `left the room` (`leaves her` stays unsure)
         if kind == "leave":
             if not re.match(rf"\s*(?:$|[,.;]|the\s+(?:\w+\s+)?(?:{_ROOM}|stage|scene)\b|by\b|through\b|"
                             r"with\b|hurriedly|quickly|slowly|at\s+once|in\s+|\w+ly\b)", after, re.I):

@@ -121,12 +121,16 @@ _LIST_GLUE = re.compile(rf"^(?:[\s,&]|\band\b|\bwith\b|\bfollowed\s+by\b|\bthe\b
 # `Enter MAREN, keeper of the inn, with an armful of logs, and NELL`: a description between
 _APPOSITIVE = re.compile(r"^[^.;:]*,\s*(?:and|&|with)\s+(?:the\s+)?$", re.I)
 _GROUP_GLUE = re.compile(r"^(?:[\s,&]|\band\b)*$", re.I)
-_SUBJECT_GAP = re.compile(r"^(?:[\s,]|\bwho\b|\bthen\b|\balso\b|\ball\b|\bboth\b|\bnow\b|\bagain\b|"
+_SUBJECT_GAP = re.compile(r"^(?:[\s,]|\bwho\b|\bthen\b|\balso\b|\ball\b|\bboth\b|\bnow\b|\bagain\b|\bhad\b|"
                           r"\bat\s+once\b|\bthereupon\b|\bfinally\b|\bslowly\b|\bquickly\b|\bsoon\b|"
                           r"\bpresently\b|\b\w+ly\b|\bcan\b|\bmust\b|\bwill\b|\bsuddenly\b)*$", re.I)
 _LEAD = re.compile(r"^(?:[\s,\[\(]|\bthe\b|\bthen\b|\band\b|\bbut\b|\bmeanwhile\b|\bnow\b|\bhere\b|"
                    r"\bat\s+(?:last|once|length)\b|\bsuddenly\b|\bpresently\b|\bfinally\b|\bsoon\b|"
-                   r"\bagain\b|\b\w+ly\b|\bafter\s+a\s+(?:moment|pause|while)\b|\ba\s+little\s+later\b)*$",
+                   r"\bagain\b|\b\w+ly\b|\bafter\s+a\s+(?:moment|pause|while)\b|\ba\s+little\s+later\b|"
+                   # a novel's time before its subject: `That evening Mr. Utterson came home`
+                   r"\b(?:that|the\s+next|the\s+following|next)\s+(?:morning|day|afternoon|evening|night)\b|"
+                   r"\b(?:a|an|one|two|three|a\s+few|some)\s+(?:minutes?|hours?|days?|weeks?)\s+"
+                   r"(?:later|afterwards?)\b|\bpresently\s+after\b)*$",
                    re.I)
 _OBJECT_BEFORE = re.compile(r"\b(?:to|at|with|from|of|behind|by|for|on|upon|towards?|after|into|"
                             r"before|beside|near|round|around|about|over|under|between|among|than|"

@@ -96,6 +96,16 @@ def test_someone_who_neither_speaks_nor_acts_for_long_is_gone():
     assert "Martha" in seen["Martha, more t"]
 
 
+def test_a_time_before_the_subject_and_a_past_perfect_leaving():
+    seen = present(OPENING + "That evening Martha walked up from the village with the post.\n\n"
+                   '"Two for you," said Martha.\n\n'
+                   "Anna stood awhile when Martha had left her, and then Tom put down his book.\n\n"
+                   '"Who were they from?" said Tom.\n')
+    assert seen["That evening M"] == {"Martha"}  # a new scene: she walked up, nobody else yet
+    assert "Martha" not in seen["Anna stood awh"]
+    assert "Martha" not in seen["Who were they "]
+
+
 def test_the_benchmark_reads_the_novel_gold_set(capsys):
     """`presence_accuracy.py --gold presence_prose` finds every labelled point of a tune
     text in the storyline (a speech joined around its tag, a one-word line like `No.`)."""
