@@ -136,7 +136,12 @@ def build_library_tab(services: Services) -> dict:
                                   elem_id="presence-box"):
                     gr.Markdown("Derived from the storyline: entrances and exits in stage "
                                 "directions, speakers, characters addressed by name; a new "
-                                "scene or chapter starts empty. Correct it over a range.")
+                                "scene or chapter starts empty. In a novel, which seldom says "
+                                "who leaves, also a section break or a jump in time (`The next "
+                                "morning`) starts a new scene, and someone who has neither "
+                                "spoken, acted nor been called for ten lines is taken to have "
+                                "gone: a rough guess, worth checking where it matters. "
+                                "Correct it over a range.")
                     presence = gr.Dataframe(headers=["character", "actions present", "ranges"],
                                             interactive=False, wrap=True,
                                             elem_id="presence-table")
