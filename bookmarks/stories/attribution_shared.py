@@ -13,28 +13,71 @@ the other sex (`Mrs. Nicholas` for `Nicholas`), a wife titled by her husband's n
 candidate. Where the nearest paragraph names two of them, or the chapter names none, the
 line stays with the short name. A placed line keeps the mark *a name several people share*
 (`how` = `shared:NAME`), so a writer checks it first.
+
+A title alone (`said the doctor`, `the sergeant`, `the professor`) is placed the same way,
+among the speakers the text names with that title (`Dr. Lanyon`, and `Henry Jekyll`, whom
+the narration calls `Dr. Jekyll`): the doctor of one chapter is Lanyon, of another Jekyll.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
 from bookmarks.stories.attribution_chain import is_described
 from bookmarks.stories.speakers import WIFE_TITLES
 
+# a description by a title (`said the doctor`) and the forms of that title before a name
+_TITLES = {"doctor": ("dr", "doctor"), "captain": ("captain", "capt"), "colonel": ("colonel", "col"),
+           "major": ("major",), "general": ("general", "gen"), "professor": ("professor", "prof"),
+           "inspector": ("inspector",), "sergeant": ("sergeant", "sgt"), "lieutenant": ("lieutenant", "lt"),
+           "judge": ("judge",), "bishop": ("bishop",), "squire": ("squire",), "count": ("count",),
+           "countess": ("countess",), "baron": ("baron",), "baroness": ("baroness",), "duke": ("duke",),
+           "duchess": ("duchess",), "prince": ("prince",), "princess": ("princess",)}
 
-def _candidates(cast, speakers: set[str]) -> dict[str, set[str]]:
-    """{one-word speaker: the speakers with a longer name it may stand for}."""
-    out: dict[str, set[str]] = {}
+
+_TITLE_WORDS = frozenset(w for forms in _TITLES.values() for w in forms)
+_ABBREVIATED = frozenset({"dr", "capt", "col", "gen", "prof", "sgt", "lt"})
+
+
+def _candidates(cast, speakers: set[str], paras) -> dict[str, tuple[set[str], frozenset[str]]]:
+    """{one-word speaker: (the speakers with a longer name it may stand for, the words of
+    theirs that show it)}: `George` → `George Harris`, `Mas'r George` ({george}); the
+    description `Doctor` → `Dr. Lanyon`, `Dr. Jekyll` ({dr, doctor})."""
+    out: dict[str, tuple[set[str], frozenset[str]]] = {}
+    titled: dict[str, set[str]] | None = None  # read once, when a title speaks alone
     for short in speakers:
-        if " " in short or is_described(cast, short):
+        if " " in short:
             continue
+        title = short.casefold() in _TITLES  # `Doctor`, a title alone: no name of its own
+        if not title and is_described(cast, short):
+            continue
+        words = frozenset(_TITLES[short.casefold()] if title else (short.casefold(),))
+        if title and titled is None:
+            titled = _titled(cast, speakers, paras)
         g = cast.gender(short)
-        fits = {n for n in speakers if len(w := _words(n)) > 1 and short.casefold() in w
+        fits = {n for n in speakers if n != short and (words & titled.get(n, set()) if title else
+                                                      len(w := _words(n)) > 1 and words & set(w))
                 and not is_described(cast, n) and not _husbands(n, short)
                 and not (g and cast.gender(n) and not g & cast.gender(n))}
         if fits:
-            out[short] = fits
+            out[short] = (fits, words)
+    return out
+
+
+def _titled(cast, speakers: set[str], paras) -> dict[str, set[str]]:
+    """{speaker: the title words the text names them with} (`Dr. Lanyon`; `Henry Jekyll`,
+    whom the narration calls `Dr. Jekyll`): their forms, then every mention, read once."""
+    out: dict[str, set[str]] = {}
+    for name in speakers:
+        person = cast.people.get(name)
+        for form in (person.forms if person else set()) | {name}:
+            if len(w := _words(form)) > 1 and w[0] in _TITLE_WORDS:
+                out.setdefault(name, set()).add(w[0])
+    for p in paras:
+        for start, _, n, _ in cast.mentions(p.text):
+            if n in speakers and (word := _title_before(p.text[max(0, start - 14):start], _TITLE_WORDS)):
+                out.setdefault(n, set()).add(word)
     return out
 
 
@@ -52,13 +95,13 @@ def _husbands(name: str, short: str) -> bool:
 def place_shared(paras, cast) -> None:
     """Give each line of a shared one-word name to the speaker its scene names (in place)."""
     speakers = {s for p in paras for s in p.speakers if s}
-    shared = _candidates(cast, speakers)
+    shared = _candidates(cast, speakers, paras)
     if not shared:
         return
-    short_of: dict[str, set[str]] = {}  # candidate → the short names it may be
-    for short, fits in shared.items():
+    short_of: dict[str, set[str]] = {}  # candidate → the words that name them in full
+    for fits, words in shared.values():
         for n in fits:
-            short_of.setdefault(n, set()).add(short.casefold())
+            short_of.setdefault(n, set()).update(words)
     given = [list(p.speakers) for p in paras]  # as the rules left them: a placed line is no evidence
     at: dict[str, list[int]] = {}  # candidate → the paragraphs that name them, in order
     for k, p in enumerate(paras):
@@ -67,7 +110,7 @@ def place_shared(paras, cast) -> None:
     first, last = _chapters(paras)
     for pi, p in enumerate(paras):
         for i, s in enumerate(p.speakers):
-            if s in shared and (who := _nearest(at, shared[s], pi, first[pi], last[pi])):
+            if s in shared and (who := _nearest(at, shared[s][0], pi, first[pi], last[pi])):
                 p.speakers[i] = who
                 if i < len(p.how):
                     p.how[i] = f"shared:{s}"
@@ -75,13 +118,25 @@ def place_shared(paras, cast) -> None:
 
 def _named_in(cast, text: str, short_of: dict[str, set[str]]) -> set[str]:
     """The candidates a paragraph names in full (`Mas'r George`, not `Mas'r`: a form without
-    the short name is no sign of which one is meant)."""
+    the short name is no sign of which one is meant; `Dr. Jekyll` for the doctor)."""
     out = set()
     for start, end, n, _ in cast.mentions(text):
-        if n in short_of and len(words := text[start:end].casefold().split()) > 1 \
-                and short_of[n] & set(words):
+        if n not in short_of:
+            continue
+        words = _words(text[start:end])
+        if len(words) > 1 and short_of[n] & set(words) or _title_before(text[max(0, start - 14):start],
+                                                                      short_of[n]):
             out.add(n)
     return out
+
+
+def _title_before(text: str, titles: set[str] | frozenset[str]) -> str:
+    """The title (`dr`, `doctor`) right before a name, one of `titles`, else "" (not `said
+    the Doctor. `, a sentence's end)."""
+    m = re.search(r"\b([A-Za-z]+)(\.?)\s+$", text)
+    word = m.group(1).casefold() if m else ""
+    ok = word in titles and word in _TITLE_WORDS and (not m.group(2) or word in _ABBREVIATED)
+    return word if ok else ""
 
 
 def _chapters(paras) -> tuple[list[int], list[int]]:

@@ -70,3 +70,23 @@ def test_a_chapter_that_names_neither_or_both_keeps_the_short_name():
         found = line(story, words)
         assert (found.character, found.check) == ("George", SHARED)
     assert "George" in {c.name for c in story.characters}
+
+
+def test_a_title_alone_goes_to_the_one_of_that_title_its_chapter_names():
+    """`said the doctor` where the chapter names `Dr. Lanyon`: the doctor's lines are his
+    (the narration's `Dr. Jekyll` makes `Henry Jekyll` a doctor too, in his own chapter); a
+    sentence that ends on the title (`said the doctor. Hillyer shook…`) names no doctor."""
+    text = ("CHAPTER I\n\nUtterson called on Dr. Lanyon, who sat alone over his wine.\n\n"
+            '"Come in, come in," said Lanyon.\n\n'
+            '"I suppose, Lanyon, we are the two oldest friends," said Utterson.\n\n'
+            '"We are," said the doctor, "and I see little of Henry Jekyll now."\n\n'
+            "CHAPTER II\n\nA fortnight later Dr. Jekyll gave one of his dinners.\n\n"
+            '"You are very good," said Henry Jekyll to his guests.\n\n'
+            '"I know what you mean," said the doctor to Utterson.\n\n'
+            "CHAPTER III\n\nHillyer came in late.\n\n"
+            '"Where have you been?" said the doctor. Hillyer shook his head.\n\n'
+            '"Far," said Hillyer.\n')
+    story = parse_story(text.encode(), "t.txt", fmt="prose")
+    assert line(story, "and I see little").character == "Lanyon"
+    assert line(story, "I know what you mean").character == "Henry Jekyll"
+    assert line(story, "Where have you been").character == "Doctor"
