@@ -41,9 +41,12 @@ _ABBREVIATED = frozenset({"dr", "capt", "col", "gen", "prof", "sgt", "lt"})
 
 
 def _candidates(cast, speakers: set[str], paras) -> dict[str, tuple[set[str], frozenset[str]]]:
-    """{one-word speaker: (the speakers with a longer name it may stand for, the words of
+    """{one-word speaker: (the people with a longer name it may stand for, the words of
     theirs that show it)}: `George` → `George Harris`, `Mas'r George` ({george}); the
-    description `Doctor` → `Dr. Lanyon`, `Dr. Jekyll` ({dr, doctor})."""
+    description `Doctor` → `Dr. Lanyon`, `Dr. Jekyll` ({dr, doctor}). Someone who never
+    speaks is one of them too (a doctor only named may be the one talking), but no line is
+    given to them (`place_shared`)."""
+    people = set(cast.people) | speakers
     out: dict[str, tuple[set[str], frozenset[str]]] = {}
     titled: dict[str, set[str]] | None = None  # read once, when a title speaks alone
     for short in speakers:
@@ -54,30 +57,52 @@ def _candidates(cast, speakers: set[str], paras) -> dict[str, tuple[set[str], fr
             continue
         words = frozenset(_TITLES[short.casefold()] if title else (short.casefold(),))
         if title and titled is None:
-            titled = _titled(cast, speakers, paras)
+            titled = _titled(cast, people, paras)
+            people |= set(others := _other_titled(cast, paras))  # `Dr. Lanyon`, who never speaks
+            for n, (word, _) in others.items():
+                titled.setdefault(n, set()).add(word)
         g = cast.gender(short)
-        fits = {n for n in speakers if n != short and (words & titled.get(n, set()) if title else
+        fits = {n for n in people if n != short and (words & titled.get(n, set()) if title else
                                                       len(w := _words(n)) > 1 and words & set(w))
                 and not is_described(cast, n) and not _husbands(n, short)
                 and not (g and cast.gender(n) and not g & cast.gender(n))}
-        if fits:
+        if fits & speakers:
             out[short] = (fits, words)
     return out
 
 
-def _titled(cast, speakers: set[str], paras) -> dict[str, set[str]]:
-    """{speaker: the title words the text names them with} (`Dr. Lanyon`; `Henry Jekyll`,
+def _titled(cast, people: set[str], paras) -> dict[str, set[str]]:
+    """{person: the title words the text names them with} (`Dr. Lanyon`; `Henry Jekyll`,
     whom the narration calls `Dr. Jekyll`): their forms, then every mention, read once."""
     out: dict[str, set[str]] = {}
-    for name in speakers:
+    for name in people:
         person = cast.people.get(name)
         for form in (person.forms if person else set()) | {name}:
             if len(w := _words(form)) > 1 and w[0] in _TITLE_WORDS:
                 out.setdefault(name, set()).add(w[0])
     for p in paras:
         for start, _, n, _ in cast.mentions(p.text):
-            if n in speakers and (word := _title_before(p.text[max(0, start - 14):start], _TITLE_WORDS)):
+            if n in people and (word := _title_before(p.text[max(0, start - 14):start], _TITLE_WORDS)):
                 out.setdefault(n, set()).add(word)
+    return out
+
+
+_TITLED_NAME = re.compile(r"\b(" + "|".join(sorted(_TITLE_WORDS, key=len, reverse=True))
+                          + r")(\.?)\s+([A-Z][a-z][\w'’-]*)", re.IGNORECASE)
+
+
+def _other_titled(cast, paras) -> dict[str, tuple[str, list[int]]]:
+    """{`Dr. Lanyon`: (`dr`, the paragraphs)} for the titled names that are no one of the
+    cast (who never speak): a doctor only named may be the one talking."""
+    out: dict[str, tuple[str, list[int]]] = {}
+    for k, p in enumerate(paras):
+        for m in _TITLED_NAME.finditer(p.text):
+            word = m.group(1).casefold()
+            if m.group(2) and word not in _ABBREVIATED or not m.group(3)[:1].isupper() \
+                    or cast.mentions(m.group(3)):
+                continue
+            name = f"{m.group(1)}{m.group(2)} {m.group(3)}"
+            out.setdefault(name, (word, []))[1].append(k)
     return out
 
 
@@ -107,10 +132,13 @@ def place_shared(paras, cast) -> None:
     for k, p in enumerate(paras):
         for n in _named_in(cast, p.text, short_of) | ({s for s in given[k] if s} & set(short_of)):
             at.setdefault(n, []).append(k)
+    if any(title for title in (s.casefold() in _TITLES for s in shared)):
+        for n, (_, where) in _other_titled(cast, paras).items():
+            at[n] = sorted(set(at.get(n, [])) | set(where))
     first, last = _chapters(paras)
     for pi, p in enumerate(paras):
         for i, s in enumerate(p.speakers):
-            if s in shared and (who := _nearest(at, shared[s][0], pi, first[pi], last[pi])):
+            if s in shared and (who := _nearest(at, shared[s][0], pi, first[pi], last[pi])) in speakers:
                 p.speakers[i] = who
                 if i < len(p.how):
                     p.how[i] = f"shared:{s}"
