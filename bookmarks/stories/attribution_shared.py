@@ -43,9 +43,10 @@ _ABBREVIATED = frozenset({"dr", "capt", "col", "gen", "prof", "sgt", "lt"})
 def _candidates(cast, speakers: set[str], paras) -> dict[str, tuple[set[str], frozenset[str]]]:
     """{one-word speaker: (the people with a longer name it may stand for, the words of
     theirs that show it)}: `George` → `George Harris`, `Mas'r George` ({george}); the
-    description `Doctor` → `Dr. Lanyon`, `Dr. Jekyll` ({dr, doctor}). Someone who never
-    speaks is one of them too (a doctor only named may be the one talking), but no line is
-    given to them (`place_shared`)."""
+    description `Doctor` → `Dr. Lanyon`, `Dr. Jekyll` ({dr, doctor}). For a title, someone
+    who never speaks is one of them too (a doctor only named may be the one talking), but no
+    line is given to them (`place_shared`); for a name, only speakers (a name's variants the
+    import keeps apart, `Jos Sedley` beside `Mr. Joseph Sedley`, are one man)."""
     people = set(cast.people) | speakers
     out: dict[str, tuple[set[str], frozenset[str]]] = {}
     titled: dict[str, set[str]] | None = None  # read once, when a title speaks alone
@@ -62,8 +63,9 @@ def _candidates(cast, speakers: set[str], paras) -> dict[str, tuple[set[str], fr
             for n, (word, _) in others.items():
                 titled.setdefault(n, set()).add(word)
         g = cast.gender(short)
-        fits = {n for n in people if n != short and (words & titled.get(n, set()) if title else
-                                                      len(w := _words(n)) > 1 and words & set(w))
+        pool = people if title else speakers
+        fits = {n for n in pool if n != short and (words & titled.get(n, set()) if title else
+                                                   len(w := _words(n)) > 1 and words & set(w))
                 and not is_described(cast, n) and not _husbands(n, short)
                 and not (g and cast.gender(n) and not g & cast.gender(n))}
         if fits & speakers:
