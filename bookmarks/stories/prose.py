@@ -32,9 +32,13 @@ def prose_paragraphs(lines: list[str], file: str) -> list[tuple[int, str, str | 
     def flush() -> None:
         nonlocal paragraph, chapter, titled
         if paragraph and titled is False and _chapter_title(paragraph):
-            chapter = f"{chapter}: {paragraph[0].strip()}"  # `CHAPTER III` ¶ `The Husband and
-            paragraph, titled = [], None  # Father`: the chapter's title, not narration (no
-            # `Husband` on stage)
+            # `CHAPTER III` ¶ `The Husband and Father`: the chapter's title, not narration (no
+            # `Husband` on stage); `CHAPTER I.` ¶ `THE STRANGE MAN'S ARRIVAL` reads `CHAPTER I:
+            # The Strange Man's Arrival`
+            title = paragraph[0].strip().strip(" .")
+            title = _title_case(title) if title.isupper() else title
+            chapter = f"{(chapter or '').rstrip(' .:')}: {title}"
+            paragraph, titled = [], None
         if paragraph:
             titled = None
             text = " ".join(s.strip() for s in paragraph)

@@ -90,6 +90,9 @@ def test_a_chapter_title_under_its_heading_names_the_chapter():
         ("Eliza stood ", "CHAPTER III: The Husband and Father"),
         ("George, is i", "CHAPTER III: The Husband and Father"),
         ("It was dark.", "CHAPTER IV"), ("The cabin wa", "CHAPTER IV")]
+    caps = parse("CHAPTER I.\n\nTHE STRANGE MAN'S ARRIVAL\n\nThe stranger came early.\n",
+                 "man.txt", fmt="prose")
+    assert caps.actions[0].chapter == "CHAPTER I: The Strange Man's Arrival"
 
 
 def test_title_by_line_and_capital_headings_of_a_text_without_chapter_headings():
