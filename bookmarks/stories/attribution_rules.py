@@ -224,4 +224,6 @@ def attribute_dialogue(
                for person in cast.people.values() if person.name in spoken}
     if narrator == NARRATOR and NARRATOR in spoken:
         aliases.setdefault(NARRATOR, [])
+    elif narrator and narrator in spoken:  # `Watson`, who tells the story: the narrator (presence
+        aliases.setdefault(narrator, []).append(NARRATOR)  # puts them where the narration says I)
     return drafts, {k: v for k, v in aliases.items() if v}

@@ -102,6 +102,15 @@ def new_scene(text: str) -> bool:
     return bool(_BREAK.fullmatch(text)) or bool(_JUMP.match(text.lstrip("_")))
 
 
+NARRATOR = "Narrator"  # the storyteller's name, or an alias of theirs (`Watson`), in prose
+_FIRST_PERSON = re.compile(r"\b(?:I|me|my|myself|[Ww]e|us|[Oo]ur)\b")
+
+
+def first_person(text: str) -> bool:
+    """Narration told by its narrator about themself (`I walked`, `we sat`), not a quotation."""
+    return bool(_FIRST_PERSON.search(re.sub(r"[“\"][^”\"]*[”\"]", " ", text)))
+
+
 def alone_with(text: str, find: Finder) -> set[str]:
     """The people a narration paragraph says are alone (see `_ALONE`); empty when it says
     no one is, or names no one of the cast there."""
@@ -234,6 +243,8 @@ def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | 
     opening = True  # no one has spoken yet in this scene
     directed = False  # the text writes entrances and exits: trust them over vocatives
     seen: dict[str, int] = {}  # prose: the last action at which each one spoke, acted or was called
+    teller = next((c.name for c in cast if c.name == NARRATOR or NARRATOR in c.aliases), None) \
+        if prose else None  # a first-person narrator: there when the narration says `I`
     for at, a in enumerate(actions):
         if prose:
             stage.present -= {n for n in stage.present if at - seen.get(n, at) > FADE}
@@ -255,6 +266,9 @@ def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | 
             directed = directed or any(m.kind in (ENTER, EXIT, DIE) for m in moves)
             stage.apply(moves)
             seen.update((n, at) for m in moves for n in m.names)
+            if teller and first_person(a.text):
+                stage.present.add(teller)
+                seen[teller] = at
             if prose and (alone := alone_with(a.text, find) & known):
                 stage.scene()  # in prose: `When Jane and Elizabeth were alone`
                 stage.present = alone

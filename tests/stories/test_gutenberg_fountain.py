@@ -139,7 +139,9 @@ def test_gutenberg_novel_is_detected_and_read():
     assert story.chapters() == ["Chapter I: The Fog", "Chapter II: The Lamp"]
     assert len(story.actions) == 23
     cast = {c.name: c.aliases for c in story.characters}
-    assert cast == {"Nell Carrow": [], "Captain Slops": ["Slops"], "Tom Harker": ["Harker"]}
+    # Nell tells the story (`I said`): her alias says so, and presence puts her where the
+    # narration says `I`
+    assert cast == {"Nell Carrow": ["Narrator"], "Captain Slops": ["Slops"], "Tom Harker": ["Harker"]}
 
 
 def test_gutenberg_novel_dialogue_attribution():

@@ -9,6 +9,7 @@ import sys
 
 from bookmarks.stories.importers import parse_story
 from bookmarks.stories.presence import FADE, derive
+from bookmarks.stories.story import Action, Character
 from tests.conftest import ROOT
 
 OPENING = ("CHAPTER I\n\nAnna walked into the kitchen, where Tom was reading by the stove.\n\n"
@@ -104,6 +105,23 @@ def test_a_time_before_the_subject_and_a_past_perfect_leaving():
     assert seen["That evening M"] == {"Martha"}  # a new scene: she walked up, nobody else yet
     assert "Martha" not in seen["Anna stood awh"]
     assert "Martha" not in seen["Who were they "]
+
+
+def test_a_first_person_narrator_is_there_when_the_narration_says_i():
+    """The storyteller (named `Narrator`, or with it as an alias: `Watson`) is there where the
+    narration says `I` or `we`, however long they have been silent; not for an `I` in a line
+    someone else says."""
+    cast = [Character(name="Watson", aliases=["Narrator"]), Character(name="Holmes"),
+            Character(name="King")]
+    lines = [("Watson", "Good evening."), ("narration", "Holmes waved me to a chair.")]
+    lines += [("Holmes" if k % 2 else "King", f"Line {k}; I see it.") for k in range(FADE + 2)]
+    lines += [("narration", "I rose and went to the window."), ("Holmes", "Sit down.")]
+    actions = [Action(index=i, character=who, text=text, chapter="I")
+               for i, (who, text) in enumerate(lines, start=1)]
+    per = derive(actions, cast, prose=True)
+    assert "Watson" not in per[len(lines) - 2]  # silent for long: gone, `I see it` is theirs
+    assert per[len(lines) - 1] == {"Holmes", "King", "Watson"}
+    assert "Watson" in per[len(lines)]
 
 
 def test_the_benchmark_reads_the_novel_gold_set(capsys):
