@@ -1,9 +1,10 @@
 """Presence accuracy: who the app believes is on stage, against a careful reading.
 
-For every play of the gold set (`benchmarks/gold/presence/`, see its README.md), the play is
+For every play of the gold set (`benchmarks/gold/presence/`, see its README.md; with `--gold
+presence_prose`, every novel excerpt of `benchmarks/gold/presence_prose/`), the text is
 imported as a user's upload would be (`load_story`, format auto-detected), presence is
-derived by the app's own code (`derive` → `to_ranges`, what the store keeps), and each
-labelled point is compared with the gold set of characters on stage.
+derived by the app's own code (`derive` → `to_ranges`, what the store keeps; a novel read as
+prose), and each labelled point is compared with the gold set of characters present.
 
 How a point finds its action. The stored storyline has lost the source's layout (italic
 markers, wrapped lines, brackets, footnote markers), so both are compared in a *key* form:
