@@ -40,7 +40,8 @@ _TITLE_WORDS = frozenset(w for forms in _TITLES.values() for w in forms)
 _ABBREVIATED = frozenset({"dr", "capt", "col", "gen", "prof", "sgt", "lt"})
 
 
-def _candidates(cast, speakers: set[str], paras) -> dict[str, tuple[set[str], frozenset[str]]]:
+def _candidates(cast, speakers: set[str], paras,
+                others: dict[str, tuple[str, list[int]]]) -> dict[str, tuple[set[str], frozenset[str]]]:
     """{one-word speaker: (the people with a longer name it may stand for, the words of
     theirs that show it)}: `George` → `George Harris`, `Mas'r George` ({george}); the
     description `Doctor` → `Dr. Lanyon`, `Dr. Jekyll` ({dr, doctor}). For a title, someone
@@ -59,7 +60,7 @@ def _candidates(cast, speakers: set[str], paras) -> dict[str, tuple[set[str], fr
         words = frozenset(_TITLES[short.casefold()] if title else (short.casefold(),))
         if title and titled is None:
             titled = _titled(cast, people, paras)
-            people |= set(others := _other_titled(cast, paras))  # `Dr. Lanyon`, who never speaks
+            people |= set(others)  # `Dr. Lanyon`, who never speaks
             for n, (word, _) in others.items():
                 titled.setdefault(n, set()).add(word)
         g = cast.gender(short)
@@ -122,7 +123,9 @@ def _husbands(name: str, short: str) -> bool:
 def place_shared(paras, cast) -> None:
     """Give each line of a shared one-word name to the speaker its scene names (in place)."""
     speakers = {s for p in paras for s in p.speakers if s}
-    shared = _candidates(cast, speakers, paras)
+    titles = any(s.casefold() in _TITLES for s in speakers)
+    others = _other_titled(cast, paras) if titles else {}
+    shared = _candidates(cast, speakers, paras, others)
     if not shared:
         return
     short_of: dict[str, set[str]] = {}  # candidate → the words that name them in full
@@ -134,9 +137,8 @@ def place_shared(paras, cast) -> None:
     for k, p in enumerate(paras):
         for n in _named_in(cast, p.text, short_of) | ({s for s in given[k] if s} & set(short_of)):
             at.setdefault(n, []).append(k)
-    if any(title for title in (s.casefold() in _TITLES for s in shared)):
-        for n, (_, where) in _other_titled(cast, paras).items():
-            at[n] = sorted(set(at.get(n, [])) | set(where))
+    for n, (_, where) in others.items():
+        at[n] = sorted(set(at.get(n, [])) | set(where))
     first, last = _chapters(paras)
     for pi, p in enumerate(paras):
         for i, s in enumerate(p.speakers):

@@ -138,12 +138,18 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+_SMALL_WORDS = frozenset("a an and as at by for in of on or the to with".split())
+
+
 def _label(text: str, keep_numbers: bool = True) -> str:
-    """`CHAPTER IV` → `Chapter IV`, `FIRST ACT` → `First Act`, `THE GIRL'S HAT` → `The Girl's Hat`."""
+    """`CHAPTER IV` → `Chapter IV`, `FIRST ACT` → `First Act`, `THE GIRL'S HAT` → `The Girl's Hat`,
+    `STORY OF THE DOOR` → `Story of the Door`."""
     words = []
     for word in text.split():
         if keep_numbers and _ROMAN.match(word.strip(".")) and len(words) == 1:
             words.append(word.upper())
+        elif words and word.isupper() and word.casefold() in _SMALL_WORDS:
+            words.append(word.lower())
         elif word.isupper() or word.islower() and len(words) == 0:
             words.append(word[:1].upper() + word[1:].lower())
         else:

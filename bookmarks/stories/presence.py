@@ -106,16 +106,20 @@ NARRATOR = "Narrator"  # the storyteller's name, or an alias of theirs (`Watson`
 _FIRST_PERSON = re.compile(r"\b(?:I|me|my|myself|[Ww]e|us|[Oo]ur)\b")
 
 
+def _unquoted(text: str) -> str:
+    """The narration of a paragraph, without what is said in it."""
+    return re.sub(r"[“\"][^”\"]*[”\"]", " ", text)
+
+
 def first_person(text: str) -> bool:
     """Narration told by its narrator about themself (`I walked`, `we sat`), not a quotation."""
-    return bool(_FIRST_PERSON.search(re.sub(r"[“\"][^”\"]*[”\"]", " ", text)))
+    return bool(_FIRST_PERSON.search(_unquoted(text)))
 
 
 def alone_with(text: str, find: Finder) -> set[str]:
     """The people a narration paragraph says are alone (see `_ALONE`); empty when it says
     no one is, or names no one of the cast there."""
-    text = re.sub(r"[“\"][^”\"]*[”\"]", " ", text)  # not what is said
-    for m in _ALONE.finditer(text):
+    for m in _ALONE.finditer(_unquoted(text)):
         who = m.group("inv") or m.group("who")
         if re.search(r"\b(?:not|never|no\s+longer)\b|\b(?:if|as\s+if|though|wish(?:ed)?)\b", who, re.I):
             continue

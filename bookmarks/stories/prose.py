@@ -11,6 +11,7 @@ import re
 
 from bookmarks.errors import StoryFormatError
 from bookmarks.stories.attribution_rules import Draft, attribute_dialogue
+from bookmarks.stories.gutenberg import _label
 from bookmarks.stories.speakers import merge_variants
 
 __all__ = ["Draft", "attribute_dialogue", "merge_variants", "parse_prose"]
@@ -101,12 +102,8 @@ def caps_chapters(paragraphs: list[tuple[int, str, str | None]]) -> list[tuple[i
 
 
 def _title_case(text: str) -> str:
-    """`STORY OF THE DOOR` → `Story of the Door`; a roman numeral stays (`II`)."""
-    small = {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"}
-    words = text.strip(" .").split()
-    return " ".join(w if re.fullmatch(r"[IVXLC]+\.?", w) else
-                    w.lower() if k and w.lower() in small else w[:1] + w[1:].lower()
-                    for k, w in enumerate(words))
+    """`STORY OF THE DOOR` → `Story of the Door` (`gutenberg._label`); a roman numeral stays (`II`)."""
+    return text.strip(" .") if re.fullmatch(r"[IVXLC]+\.?", text.strip()) else _label(text, False)
 
 
 _BY = re.compile(r"by\s+(\S.{0,80})", re.I)
