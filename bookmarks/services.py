@@ -6,6 +6,7 @@ through it; nothing here knows about Gradio.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from bookmarks.store import Store
 from bookmarks.stories.importers import load_story, parse_story
 from bookmarks.stories.read_once import LastRead
 
+log = logging.getLogger(__name__)
 BUNDLED_STORIES = Path(os.environ.get("BOOKMARKS_STORIES")
                        or Path(__file__).resolve().parent.parent / "stories")
 BUNDLED_SUFFIXES = (".jsonl", ".txt", ".json", ".md", ".fountain")
@@ -47,6 +49,9 @@ class Services:
              ) -> Services:
         env_settings = settings or load_settings()
         store = Store(env_settings.db_path)
+        if again := store.refresh_presence():  # stories stored under older presence rules
+            log.info("who is present read again under the current rules: %s",
+                     ", ".join(f"story {k} ({len(v)} characters changed)" for k, v in again.items()))
         settings = apply_saved(env_settings, store.get_setting("roles", {}),
                                store.get_setting("engine", {}))
         return cls(settings=settings, store=store, llms=llms or build_llms(settings, store),

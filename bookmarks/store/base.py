@@ -35,6 +35,7 @@ class StoryInfo:
     created_at: str
     last_used_at: str | None
     trunk_id: int
+    presence_rules: int = 0  # the presence rules its presence was derived under (m015)
 
 
 @dataclass(frozen=True)

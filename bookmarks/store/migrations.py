@@ -331,3 +331,12 @@ def m014_action_lines_and_sources(db: Database) -> None:
     db["actions"].add_column("line", int)
     db["story_sources"].create({"story_id": int, "text": str}, pk="story_id",
                                foreign_keys=[("story_id", "stories", "id")])
+
+
+@migrations()
+def m015_presence_rules(db: Database) -> None:
+    # which version of the presence rules (stories/presence.RULES) a story's presence was
+    # derived under: a story stored under older rules is read again under the current ones
+    # when the store is opened by the app or the CLI (StoriesStore.refresh_presence), the
+    # writer's corrections kept. 0: stored before this column, under some older rules
+    db["stories"].add_column("presence_rules", int, not_null_default=0)

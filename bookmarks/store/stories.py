@@ -6,6 +6,7 @@ import json
 
 from bookmarks.errors import BookmarksError, NotFoundError
 from bookmarks.store.base import StoreBase, StoryInfo, now
+from bookmarks.stories.presence import RULES as PRESENCE_RULES
 from bookmarks.stories.source_view import around
 from bookmarks.stories.story import NARRATION, Action, Character, Question, Story
 from bookmarks.stories.story_export import whole_story
@@ -18,7 +19,8 @@ class StoriesStore(StoreBase):
             story_id = db["stories"].insert(
                 {"title": story.title, "description": story.description,
                  "author": story.author, "source_format": story.source_format,
-                 "n_actions": len(story.actions), "created_at": now(), "last_used_at": None}
+                 "n_actions": len(story.actions), "created_at": now(), "last_used_at": None,
+                 "presence_rules": PRESENCE_RULES}
             ).last_pk
             db["characters"].insert_all(
                 {"story_id": story_id, "name": c.name, "aliases": json.dumps(c.aliases),
@@ -95,19 +97,24 @@ class StoriesStore(StoreBase):
     def presence(self, story_id: int) -> dict[str, list[tuple[int, int]]]:
         """Per character, the runs of trunk actions they were present for (derived on
         first use for stories imported before presence existed)."""
-        rows = self._rows("SELECT character, first, last FROM presence WHERE story_id = ? "
-                          "ORDER BY character, first", [story_id])
-        if not rows and self.story(story_id).n_actions:
+        out = self._stored_presence(story_id)
+        if not out and self.story(story_id).n_actions:
             self.derive_presence(story_id)
-            rows = self._rows("SELECT character, first, last FROM presence WHERE story_id = ? "
-                              "ORDER BY character, first", [story_id])
+            out = self._stored_presence(story_id)
+        return out
+
+    def _stored_presence(self, story_id: int) -> dict[str, list[tuple[int, int]]]:
         out: dict[str, list[tuple[int, int]]] = {}
-        for r in rows:
+        for r in self._rows("SELECT character, first, last FROM presence WHERE story_id = ? "
+                            "ORDER BY character, first", [story_id]):
             out.setdefault(r["character"], []).append((r["first"], r["last"]))
         return out
 
     def derive_presence(self, story_id: int) -> None:
         """Presence from the storyline, then the writer's corrections on top, in order."""
+        self._write_presence(story_id, self._derived(story_id))
+
+    def _derived(self, story_id: int) -> dict[str, list[tuple[int, int]]]:
         from bookmarks.stories.presence import PROSE, Reads, derive, to_ranges, with_corrections
 
         cast = self.characters(story_id)
@@ -116,7 +123,30 @@ class StoriesStore(StoreBase):
         self._reads = (story_id, reads)
         prose = self.story(story_id).source_format in PROSE
         ranges = to_ranges(derive(self.actions(story_id), cast, reads, prose))
-        self._write_presence(story_id, with_corrections(ranges, self.presence_marks(story_id)))
+        return with_corrections(ranges, self.presence_marks(story_id))
+
+    def refresh_presence(self) -> dict[int, list[str]]:
+        """Every story whose presence was derived under older presence rules
+        (`presence.RULES`) is read again under the current ones, the writer's corrections
+        on top, each in one transaction; where someone's presence changed, the memory of
+        witnessed knowledge that read it is dropped, as after a correction. Returns, per
+        story read again, the characters whose presence changed."""
+        stale = [r["id"] for r in self._rows(
+            "SELECT id FROM stories WHERE presence_rules < ? ORDER BY id", [PRESENCE_RULES])]
+        changed: dict[int, list[str]] = {}
+        for story_id in stale:
+            ranges = {k: v for k, v in self._derived(story_id).items() if v}
+            with self.transaction() as db:
+                if self.story(story_id).presence_rules >= PRESENCE_RULES:
+                    continue  # read again meanwhile (another process)
+                before = self._stored_presence(story_id)
+                if ranges != before:
+                    self._write_presence(story_id, ranges)
+                    self._presence_changed(story_id, before)
+                db["stories"].update(story_id, {"presence_rules": PRESENCE_RULES})
+            changed[story_id] = sorted(k for k in set(before) | set(ranges)
+                                       if before.get(k) != ranges.get(k))
+        return changed
 
     def presence_marks(self, story_id: int) -> list[tuple[str, int, int, bool]]:
         """The writer's presence corrections of a story, in the order made."""
