@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 from bookmarks.errors import BookmarksError, NotFoundError
 from bookmarks.store.base import StoreBase, StoryInfo, now
@@ -10,6 +11,8 @@ from bookmarks.stories.presence import RULES as PRESENCE_RULES
 from bookmarks.stories.source_view import around
 from bookmarks.stories.story import NARRATION, Action, Character, Question, Story
 from bookmarks.stories.story_export import whole_story
+
+log = logging.getLogger(__name__)
 
 
 class StoriesStore(StoreBase):
@@ -135,6 +138,9 @@ class StoriesStore(StoreBase):
             "SELECT id FROM stories WHERE presence_rules < ? ORDER BY id", [PRESENCE_RULES])]
         changed: dict[int, list[str]] = {}
         for story_id in stale:
+            info = self.story(story_id)
+            log.info("reading who is present in story %d (%r, %d actions) again under the current "
+                     "presence rules", story_id, info.title, info.n_actions)
             ranges = {k: v for k, v in self._derived(story_id).items() if v}
             with self.transaction() as db:
                 if self.story(story_id).presence_rules >= PRESENCE_RULES:
