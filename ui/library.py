@@ -50,6 +50,12 @@ def storyline_view(actions: list, view: str) -> list:
     return actions if view in ("", EVERY) else [a for a in actions if a.character == view]
 
 
+def present_at(ranges: dict[str, list[tuple[int, int]]], indices: list[int]) -> dict[int, list[str]]:
+    """Who is present at each of these actions, by name (the store's presence runs)."""
+    return {i: [name for name, runs in sorted(ranges.items()) if any(a <= i <= b for a, b in runs)]
+            for i in indices}
+
+
 def story_choices(services: Services) -> list[str]:
     return [story_label(s) for s in services.store.list_stories()]
 
@@ -126,11 +132,12 @@ def build_library_tab(services: Services) -> dict:
                     next_btn = gr.Button("Next ▶")
                     view = gr.Dropdown([EVERY], value=EVERY, label="Show", elem_id="storyline-view",
                                        scale=2, min_width=240)  # `lines to check: turn-taking`
-                storyline = gr.Dataframe(headers=["#", "chapter", "character", "text"],
+                storyline = gr.Dataframe(headers=["#", "chapter", "character", "text", "present"],
                                          label="Storyline (actions numbered from 1 in file "
-                                               "order; headings are not actions)",
+                                               "order; headings are not actions; present: who "
+                                               "the app believes could see or hear the line)",
                                          interactive=False, wrap=True,
-                                         column_widths=["7%", "20%", "15%", "58%"],
+                                         column_widths=["6%", "15%", "13%", "48%", "18%"],
                                          elem_id="library-storyline")
                 with gr.Accordion("Who is present (for witnessed knowledge)", open=False,
                                   elem_id="presence-box"):
@@ -141,16 +148,19 @@ def build_library_tab(services: Services) -> dict:
                                 "morning`) starts a new scene, and someone who has neither "
                                 "spoken, acted nor been called for ten lines is taken to have "
                                 "gone: a rough guess, worth checking where it matters. "
+                                "The storyline's *present* column shows it line by line. "
                                 "Correct it over a range.")
                     presence = gr.Dataframe(headers=["character", "actions present", "ranges"],
                                             interactive=False, wrap=True,
                                             elem_id="presence-table")
                     with gr.Row():
-                        p_who = gr.Dropdown([], label="Character", value=None)
-                        p_first = gr.Number(1, precision=0, minimum=1, label="From action")
-                        p_last = gr.Number(1, precision=0, minimum=1, label="To action")
+                        p_who = gr.Dropdown([], label="Character", value=None, elem_id="presence-who")
+                        p_first = gr.Number(1, precision=0, minimum=1, label="From action",
+                                            elem_id="presence-first")
+                        p_last = gr.Number(1, precision=0, minimum=1, label="To action",
+                                           elem_id="presence-last")
                         p_here = gr.Radio(["present", "absent"], value="present", label="Mark")
-                        p_btn = gr.Button("Apply")
+                        p_btn = gr.Button("Apply", elem_id="presence-apply")
                 with gr.Accordion("Correct a line: its speaker or its text", open=False,
                                   elem_id="line-box"):
                     gr.Markdown("Click a line of the storyline (or type its number), then "
@@ -357,8 +367,10 @@ def build_library_tab(services: Services) -> dict:
             p = min(max(1, int(page_ or 1)), pages)
             actions = chosen[(p - 1) * PAGE:p * PAGE]
             shown_ = f" Showing {len(chosen)} line{'' if len(chosen) == 1 else 's'}: {esc(view_)}."
+        here = present_at(services.store.presence(story_id), [a.index for a in actions])
         lines = [[a.index, a.chapter or "", a.character,
-                  f"[check: {a.check}] {a.text}" if view_ == CHECK else a.text] for a in actions]
+                  f"[check: {a.check}] {a.text}" if view_ == CHECK else a.text,
+                  ", ".join(here[a.index])] for a in actions]
         chapters = services.store.chapters(story_id)
         doubtful = sum(reasons.values())
         why = ", ".join(f"{esc(r)} {n}" for r, n in reasons.items())
@@ -397,7 +409,8 @@ def build_library_tab(services: Services) -> dict:
                 for name, runs in sorted(ranges.items())]
 
     @user_errors
-    def do_presence(label: str | None, who: str | None, first: float, last: float, mark: str):
+    def do_presence(label: str | None, who: str | None, first: float, last: float, mark: str,
+                    page_: float, view_: str = EVERY):
         if not label or not who:
             raise gr.Error("Choose a story and a character.")
         a, b = int(first or 1), int(last or 1)
@@ -405,7 +418,7 @@ def build_library_tab(services: Services) -> dict:
         if not 1 <= a <= b <= services.store.story(story_id).n_actions:
             raise gr.Error("The range must lie within the story, first ≤ last.")
         services.store.mark_presence(story_id, who, a, b, mark == "present")
-        return presence_rows(story_id)
+        return show(label, page_, view_)  # the table and the storyline's present column
 
     shown = [summary, cast, storyline, page, keep, merge, presence, p_who, c_who, view]
     upload.change(do_preview, [upload, fmt], [preview])
@@ -424,7 +437,7 @@ def build_library_tab(services: Services) -> dict:
     merge_btn.click(do_merge, [story, keep, merge], [status, *shown])
     delete_btn.click(do_delete, [story, confirm], [status, story, confirm]).then(**refresh)
     wire_prepare(services, prep, story, refresh)
-    p_btn.click(do_presence, [story, p_who, p_first, p_last, p_here], [presence])
+    p_btn.click(do_presence, [story, p_who, p_first, p_last, p_here, page, view], shown)
     storyline.select(pick_line, None, [c_line])
     c_line.change(load_line, [story, c_line], [c_who, c_text, c_source])
     c_btn.click(do_correct, [story, c_line, c_who, c_text, page, view], [c_status, *shown])

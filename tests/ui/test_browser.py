@@ -387,6 +387,17 @@ def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
         page.get_by_text("Who is present").click()
         page.wait_for_selector("#presence-table :text('Maren Voss')", timeout=90_000)
         assert "Hester Grint" in page.locator("#presence-table").inner_text()
+        # line by line in the storyline, and a correction shows there at once
+        present = page.locator("#library-storyline [data-testid='cell-2-4']")  # action 3's
+        assert present.inner_text().strip() == "Maren Voss, Nell Cobb"
+        pick(page, "presence-who", "Hester Grint")
+        fill_number(page, "#presence-first input", "3")
+        fill_number(page, "#presence-last input", "4")
+        page.locator("#presence-apply").click()
+        page.wait_for_selector("#library-storyline [data-testid='cell-2-4'] :text('Hester Grint')",
+                               timeout=90_000)
+        assert "Hester Grint" not in page.locator(
+            "#library-storyline [data-testid='cell-4-4']").inner_text()  # action 5: not marked
         shot(page, "12-presence-view")
         open_tab(page, "Play")
         pick_story(page, "Long Winter", "Maren Voss")
