@@ -147,7 +147,8 @@ def build_library_tab(services: Services) -> dict:
                                 "who leaves, also a section break or a jump in time (`The next "
                                 "morning`) starts a new scene, and someone who has neither "
                                 "spoken, acted nor been called for ten lines is taken to have "
-                                "gone: a rough guess, worth checking where it matters. "
+                                "gone (a first-person narrator stays): a rough guess, worth "
+                                "checking where it matters. "
                                 "The storyline's *present* column shows it line by line. "
                                 "Correct it over a range.")
                     presence = gr.Dataframe(headers=["character", "actions present", "ranges"],

@@ -228,8 +228,8 @@ PROSE = frozenset({"prose", "gutenberg-novel"})  # the source formats read as pr
 # The version of these rules. Bump it whenever `derive` gives any story another presence:
 # a stored story derived under an older version is read again when the app or the CLI opens
 # the store (`StoriesStore.refresh_presence`), so witnessed memory follows the better
-# reading. tests/stories/test_presence_rules.py fails when the output changes but not this.
-RULES = 1
+# reading. tests/stories/test_presence_rules_version.py fails when the output changes but not this.
+RULES = 2  # 2: a first-person narrator does not fade
 FADE = 10  # prose: actions after which someone who neither spoke, acted nor was called is gone
 
 
@@ -255,8 +255,8 @@ def derive(actions: Iterable[Action], cast: Sequence[Character], reads: Reads | 
     teller = next((c.name for c in cast if c.name == NARRATOR or NARRATOR in c.aliases), None) \
         if prose else None  # a first-person narrator: there when the narration says `I`
     for at, a in enumerate(actions):
-        if prose:
-            stage.present -= {n for n in stage.present if at - seen.get(n, at) > FADE}
+        if prose:  # a first-person narrator tells what they saw: they stay to the scene's end
+            stage.present -= {n for n in stage.present if n != teller and at - seen.get(n, at) > FADE}
         if a.chapter != chapter:
             chapter, last_speaker, opening = a.chapter, None, not prose
             stage.scene()

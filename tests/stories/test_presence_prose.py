@@ -109,19 +109,22 @@ def test_a_time_before_the_subject_and_a_past_perfect_leaving():
 
 def test_a_first_person_narrator_is_there_when_the_narration_says_i():
     """The storyteller (named `Narrator`, or with it as an alias: `Watson`) is there where the
-    narration says `I` or `we`, however long they have been silent; not for an `I` in a line
-    someone else says."""
+    narration says `I` or `we`, and stays to the scene's end however long they are silent:
+    a first-person narrator tells what they saw. An `I` in a line someone else says does
+    not bring them."""
     cast = [Character(name="Watson", aliases=["Narrator"]), Character(name="Holmes"),
             Character(name="King")]
-    lines = [("Watson", "Good evening."), ("narration", "Holmes waved me to a chair.")]
-    lines += [("Holmes" if k % 2 else "King", f"Line {k}; I see it.") for k in range(FADE + 2)]
-    lines += [("narration", "I rose and went to the window."), ("Holmes", "Sit down.")]
+    talk = [("Holmes" if k % 2 else "King", f"Line {k}; I see it.") for k in range(FADE + 2)]
+    lines = [("narration", "Holmes and the King sat by the fire.")] + talk  # Watson not there
+    lines += [("narration", "I came in from the rain."), ("Watson", "Good evening.")] + talk
+    lines += [("narration", "The next morning Holmes and the King walked to the station.")] + talk
     actions = [Action(index=i, character=who, text=text, chapter="I")
                for i, (who, text) in enumerate(lines, start=1)]
     per = derive(actions, cast, prose=True)
-    assert "Watson" not in per[len(lines) - 2]  # silent for long: gone, `I see it` is theirs
-    assert per[len(lines) - 1] == {"Holmes", "King", "Watson"}
-    assert "Watson" in per[len(lines)]
+    first, second, third = 1, len(talk) + 2, 2 * len(talk) + 4
+    assert all("Watson" not in per[i] for i in range(first, second))  # others' `I`: not theirs
+    assert all(per[i] == {"Holmes", "King", "Watson"} for i in range(second + 2, third))
+    assert all("Watson" not in per[i] for i in range(third, len(lines) + 1))  # a new scene
 
 
 def test_the_benchmark_reads_the_novel_gold_set(capsys):

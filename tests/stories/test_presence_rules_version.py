@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLD = ROOT / "benchmarks" / "gold"
 FINGERPRINTS = {  # RULES → the fingerprint of what they derive
     1: "c7b2b513de98ea6e63306c68642cff7d9e6200fea89c64d5a2ac3929c295d161",
+    2: "72df5d607b95a769c69b6843ffdbef0ee23d79a1a533f9b359cdab7de99c59c3",
 }
 
 
