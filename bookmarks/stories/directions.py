@@ -242,12 +242,16 @@ class _Reader:
             if m.names and _FROM_ROOM.match(sentence[m.end:]):
                 self.move(OFF, m.names)
                 moved |= m.names
-        for k, m in enumerate(mentions):
+        first = mentions[0] if mentions else None
+        subjects = {id(g) for g in self.group_forward(mentions, 0, sentence)} \
+            if first and first.names and _LEAD.match(sentence[:first.start]) \
+            and not _OBJECT_BEFORE.search(sentence[:first.start]) else set()
+        for m in mentions:
             if not m.names or m.names & moved or m.names <= self.stage or m.names & self.dead:
                 continue
-            subject = k == 0 and _LEAD.match(sentence[:m.start]) and not _OBJECT_BEFORE.search(
-                sentence[:m.start])
-            if subject:  # the subject of what is done on stage (`ADA ambles aboard`)
+            subject = id(m) in subjects or subjects and _COMPANION.search(sentence[:m.start])
+            if subject:  # the subject of what is done on stage (`ADA ambles aboard`, `Ada and
+                # Ben sat at breakfast`), or one with them (`sat by the fire, with Ben`)
                 self.move(ENTER if opening else ACT, m.names)
             elif opening:  # the first direction of a scene: whoever else is named is about,
                 # for a while (for good once they speak), or only seen (`is seen a PORTER`)
@@ -367,6 +371,14 @@ class _Reader:
             if _WITH_SUBJECT.match(verb) and doer:
                 self.move(EXIT, doer)
         return names
+
+
+# someone with the sentence's subject, where they are: `sat by the fire, with Ben`, `walked
+# with Ben`, `came in, followed by Ben`, `joined Ben`, `found Ben in the garden`
+_COMPANION = re.compile(r"(?:,\s*with|\b(?:sat|sits|sitting|seated|stood|stands|standing|walked|walks|"
+                        r"walking|was|were|remained|stayed|lingered|dined|breakfasted|together)\s+with|"
+                        r"\b(?:followed|accompanied|joined)\s+by|\b(?:joined|joins|found|finds|met|meets))"
+                        r"\s+(?:the\s+)?$", re.I)
 
 
 # a verb in the past tense (a novel's narration, not a stage direction's present)

@@ -229,7 +229,7 @@ PROSE = frozenset({"prose", "gutenberg-novel"})  # the source formats read as pr
 # a stored story derived under an older version is read again when the app or the CLI opens
 # the store (`StoriesStore.refresh_presence`), so witnessed memory follows the better
 # reading. tests/stories/test_presence_rules_version.py fails when the output changes but not this.
-RULES = 2  # 2: a first-person narrator does not fade
+RULES = 3  # 2: a first-person narrator does not fade; 3: companions of the subject
 FADE = 10  # prose: actions after which someone who neither spoke, acted nor was called is gone
 
 

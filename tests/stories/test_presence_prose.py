@@ -107,6 +107,20 @@ def test_a_time_before_the_subject_and_a_past_perfect_leaving():
     assert "Martha" not in seen["Who were they "]
 
 
+def test_those_with_the_subject_are_there_too():
+    """`Anna and Martha sat …`, `… with Martha upon the other`, `followed by Martha`, `found
+    Martha in …` put Martha where Anna is; being angry with her or thinking of her does not."""
+    scene, later = "* * *\n\n", '\n* * *\n\n"Tea?" said Martha.\n'  # Martha: one of the cast
+    for line in ("Anna and Martha were at breakfast when the post came.",
+                 "Presently after, Anna sat on one side of the hearth, with Martha upon the other.",
+                 "Anna came into the garden, followed by Martha.",
+                 "Anna found Martha in the garden.",
+                 "Anna was sitting with Martha in the parlour."):
+        assert present(OPENING + scene + line + later)[line[:14]] == {"Anna", "Martha"}, line
+    for line in ("Anna was angry with Martha all that day.", "Anna thought of Martha and sighed."):
+        assert present(OPENING + scene + line + later)[line[:14]] == {"Anna"}, line
+
+
 def test_a_first_person_narrator_is_there_when_the_narration_says_i():
     """The storyteller (named `Narrator`, or with it as an alias: `Watson`) is there where the
     narration says `I` or `we`, and stays to the scene's end however long they are silent:
