@@ -15,6 +15,7 @@ from bookmarks.stories.gutenberg import (  # the conventions shared by plays and
     _label,
     strip_boilerplate,
 )
+from bookmarks.stories.illustrations import blank_illustrations
 
 # --- Novels --------------------------------------------------------------------------------
 
@@ -87,7 +88,7 @@ def novel_paragraphs(body: list[str]) -> list[tuple[int, str, str | None]]:
 
 def parse_gutenberg_novel(lines: list[str], file: str) -> tuple[list[Draft], dict]:
     body, info = strip_boilerplate(lines, file)
-    paragraphs = novel_paragraphs(body)
+    paragraphs = novel_paragraphs(blank_illustrations(body))
     for line, text, _ in paragraphs:
         if len(text) > MAX_PARAGRAPH:
             raise StoryFormatError(f"a paragraph is longer than {MAX_PARAGRAPH:,} characters.",

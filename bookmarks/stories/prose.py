@@ -12,6 +12,7 @@ import re
 from bookmarks.errors import StoryFormatError
 from bookmarks.stories.attribution_rules import Draft, attribute_dialogue
 from bookmarks.stories.gutenberg import _label
+from bookmarks.stories.illustrations import blank_illustrations
 from bookmarks.stories.speakers import merge_variants
 
 __all__ = ["Draft", "attribute_dialogue", "merge_variants", "parse_prose"]
@@ -75,7 +76,7 @@ def _chapter_title(paragraph: list[str]) -> bool:
 
 
 def parse_prose(lines: list[str], file: str) -> tuple[list[Draft], dict]:
-    paragraphs = prose_paragraphs(lines, file)
+    paragraphs = prose_paragraphs(blank_illustrations(lines), file)
     meta = title_and_author(paragraphs)
     if meta:  # the title and by-line name the story; they are no narration (whose names a
         paragraphs = paragraphs[meta.pop("lines"):]  # reader of presence would put on stage)
