@@ -76,6 +76,13 @@ def test_the_file_lines_stay_where_they_were():
         assert a.text.split()[0].strip('"') in lines[a.line - 1]
 
 
+def test_a_picture_inside_a_line_and_numbered_notes():
+    lines = ["[Picture: A lantern] Wenna lit it.", "", "Davey ran.[1] He fell.", "",
+             "[1] Davey was six.--Editor.", "a note of two lines", "", "Wenna laughed."]
+    assert blank_illustrations(lines) == ["Wenna lit it.", "", "Davey ran. He fell.", "", "", "", "",
+                                          "Wenna laughed."]
+
+
 def test_a_bracket_that_never_closes_is_left_alone():
     lines = ["[Illustration: a lantern", ""] + ["Wenna waited."] * 50
     assert blank_illustrations(lines) == lines
