@@ -59,6 +59,15 @@ _ROMAN = re.compile(r"^[IVXLCDM]+$", re.I)
 MAX_PARAGRAPH = 20_000
 
 
+# a paragraph that is only a section's number inside a chapter (`I`, `II.`, `3`): no title
+# of the chapter and no narration, but the chapter's next section (`CHAPTER I §II`)
+SECTION = re.compile(r"\s*(?:[IVXLC]{1,7}|\d{1,3})\.?\s*")
+
+
+def section_label(chapter: str, number: str) -> str:
+    return f"{chapter.split(' §')[0]} §{number.strip().rstrip('.')}"
+
+
 _ITALIC = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
 _FOOTNOTE = re.compile(r"(?<=\S)\[\d{1,4}\]|<\d{1,3}>")
 

@@ -11,8 +11,10 @@ from bookmarks.stories.gutenberg import (  # the conventions shared by plays and
     _NOVEL_HEAD,
     _SKIP_BLOCK,
     MAX_PARAGRAPH,
+    SECTION,
     _blocks,
     _label,
+    section_label,
     strip_boilerplate,
 )
 from bookmarks.stories.illustrations import blank_illustrations
@@ -69,6 +71,9 @@ def novel_paragraphs(body: list[str]) -> list[tuple[int, str, str | None]]:
             else:
                 chapter = head + (f": {_label(title, False)}" if title else "")
             expect_title = not title
+            continue
+        if chapter and len(block) == 1 and SECTION.fullmatch(block[0]):
+            chapter, expect_title = section_label(chapter, block[0]), False  # `CHAPTER I` ¶ `I`
             continue
         if expect_title and _is_title(block):
             title = _label(block[0].strip(), False)

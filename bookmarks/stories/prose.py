@@ -11,7 +11,7 @@ import re
 
 from bookmarks.errors import StoryFormatError
 from bookmarks.stories.attribution_rules import Draft, attribute_dialogue
-from bookmarks.stories.gutenberg import _label
+from bookmarks.stories.gutenberg import SECTION, _label, section_label
 from bookmarks.stories.illustrations import blank_illustrations
 from bookmarks.stories.speakers import merge_variants
 
@@ -33,6 +33,9 @@ def prose_paragraphs(lines: list[str], file: str) -> list[tuple[int, str, str | 
 
     def flush() -> None:
         nonlocal paragraph, chapter, titled
+        if chapter and len(paragraph) == 1 and SECTION.fullmatch(paragraph[0]):
+            chapter = section_label(chapter, paragraph[0])  # `CHAPTER I` ¶ `I` ¶ … ¶ `II`
+            paragraph, titled = [], None
         if paragraph and titled is False and _chapter_title(paragraph):
             # `CHAPTER III` ¶ `The Husband and Father`: the chapter's title, not narration (no
             # `Husband` on stage); `CHAPTER I.` ¶ `THE STRANGE MAN'S ARRIVAL` reads `CHAPTER I:
@@ -92,12 +95,19 @@ def caps_chapters(paragraphs: list[tuple[int, str, str | None]]) -> list[tuple[i
     chapter of the paragraphs after it and is no narration."""
     out: list[tuple[int, str, str | None]] = []
     chapter: str | None = None
+    numbered = False  # the last paragraph was a chapter's number alone (`2` ¶ `THE HEAVY CHEST`)
     for line, text, _ in paragraphs:
         words = text.split()
         if len(text) <= 60 and text.isupper() and not re.search(r"[\"“”‘’!?,;:]", text) \
-                and any(len(w.strip(".")) > 1 or w in ("I", "V", "X") for w in words):
-            chapter = _title_case(text)
+                and any(len(w.strip(".")) > 1 or w.strip(".") in ("I", "V", "X") for w in words):
+            title = _title_case(text)
+            chapter = f"{chapter}: {title}" if numbered and not SECTION.fullmatch(text) else title
+            numbered = bool(SECTION.fullmatch(text))
             continue
+        if re.fullmatch(r"\s*\d{1,3}\.?\s*", text):
+            chapter, numbered = text.strip().rstrip("."), True
+            continue
+        numbered = False
         out.append((line, text, chapter))
     return out
 
@@ -123,7 +133,7 @@ def title_and_author(paragraphs: list[tuple[int, str, str | None]]) -> dict:
         by = f"by {name}" if len(name.split()) <= 6 and not re.search(r"[\"“”.!?;]$", name) \
             else by
     if not (m := _BY.fullmatch(by)) or not title or len(title.split()) > 12 \
-            or re.search(r"[\"“”‘’]|[.!?;]$", title):
+            or re.search(r"[\"“”‘’]|[.;]$", title) or title[-1] in "!?" and len(title.split()) > 6:
         return {}
     lines = 3 if " ".join(paragraphs[1][1].split()).casefold() == "by" else 2
     return {"title": title, "author": m.group(1), "lines": lines}

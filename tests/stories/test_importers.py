@@ -111,6 +111,30 @@ def test_title_by_line_and_capital_headings_of_a_text_without_chapter_headings()
     assert [a.text for a in titled.actions] == ["Tom walked home.", "THE END"]  # headed already
 
 
+def test_numbered_sections_of_a_chapter_and_numbered_chapters():
+    """`CHAPTER I` ¶ `I` ¶ … ¶ `II`: a section's number alone is no chapter title and no
+    narration but the chapter's next section (`CHAPTER I §II`, a new scene for presence);
+    in a text without `Chapter` headings, `2` ¶ `THE HEAVY CHEST` heads chapter `2: The
+    Heavy Chest`; a title that ends on `!` still names the story."""
+    story = parse("CHAPTER I\n\nI\n\nTom walked home.\n\nII.\n\nAnna was at the gate.\n\n"
+                  "CHAPTER II\n\nThe Gate\n\nIII\n\nIt rained.\n", "tale.txt", fmt="prose")
+    assert [(a.text, a.chapter) for a in story.actions] == [
+        ("Tom walked home.", "CHAPTER I §I"), ("Anna was at the gate.", "CHAPTER I §II"),
+        ("It rained.", "CHAPTER II: The Gate §III")]
+    plain = parse("Westward Ho!\n\nby Iris Penhallow\n\n2\n\nTHE HEAVY CHEST\n\nTom lifted "
+                  "it.\n\n3\n\nBEAUTY AND THE BEAST\n\nAnna sang.\n\nV.\n\nIt rained.\n",
+                  "ho.txt", fmt="prose")
+    assert (plain.title, plain.author) == ("Westward Ho!", "Iris Penhallow")
+    assert [(a.text, a.chapter) for a in plain.actions] == [
+        ("Tom lifted it.", "2: The Heavy Chest"), ("Anna sang.", "3: Beauty and the Beast"),
+        ("It rained.", "V")]
+    gutenberg = parse("*** START OF THE PROJECT GUTENBERG EBOOK TALE ***\n\nCHAPTER I\n\nI\n\n"
+                      "Tom walked home along the river, as he did every evening of that year.\n\nII\n\n"
+                      "Anna was at the gate, waiting for him in the dusk.\n\n"
+                      "*** END OF THE PROJECT GUTENBERG EBOOK TALE ***\n", "g.txt")
+    assert [a.chapter for a in gutenberg.actions] == ["Chapter I §I", "Chapter I §II"]
+
+
 def test_reference_format_with_multiple_characters():
     data = {"Chapter 1": [{"action": "I am here.", "character": "Hamlin"},
                           {"action": "They bow.", "characters": ["Hamlin", "Osric"]}],
