@@ -40,7 +40,7 @@ _ORDINAL = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|la
 _UNIT = rf"(?:(?:act|scene)\s+(?:the\s+)?(?:{_NUMBER})|(?:{_ORDINAL})\s+(?:act|scene))\b"
 _PLAY_HEAD = re.compile(rf"^(?P<head>{_UNIT}(?:\s*[.,:;]?\s*{_UNIT})?)(?:\s*[.:;,—–-]+\s*(?P<rest>.*)|\s*)$",
                         re.I)
-_NOVEL_HEAD = re.compile(rf"^(?P<head>(?:chapter|book|part|volume)\s+(?:the\s+)?(?:{_NUMBER}))\b"
+_NOVEL_HEAD = re.compile(rf"^(?P<head>(?:chapter|book|part|volume|stave)\s+(?:the\s+)?(?:{_NUMBER}))\b"
                          r"\s*[.:—–-]*\s*(?P<rest>.*)$", re.I)
 _PERSONS = re.compile(r"^\s*(?:dramatis\s+person(?:ae|æ)|(?:the\s+)?persons\s+(?:of\s+the\s+"
                       r"(?:play|drama|comedy|tragedy)|represented|in\s+the\s+play)|(?:the\s+)?"

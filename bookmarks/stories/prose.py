@@ -11,15 +11,18 @@ import re
 
 from bookmarks.errors import StoryFormatError
 from bookmarks.stories.attribution_rules import Draft, attribute_dialogue
-from bookmarks.stories.gutenberg import SECTION, _label, section_label
+from bookmarks.stories.gutenberg import _NUMBER, SECTION, _label, section_label
 from bookmarks.stories.illustrations import blank_illustrations
 from bookmarks.stories.speakers import merge_variants
 
 __all__ = ["Draft", "attribute_dialogue", "merge_variants", "parse_prose"]
 
 MAX_PARAGRAPH = 20_000
-_CHAPTER = re.compile(r"^\s*(?:#{1,6}\s+(.+)|((?:chapter|part|book|act|scene)\s+[\w\-]+.*))\s*$",
-                      re.IGNORECASE)
+# a heading's word and then a number (`Chapter 3`, `PART I.`, `Stave One: Marley's Ghost`), not
+# a sentence that opens on the word (`Part of the crowd ran.`, `Book after book lay about.`)
+_CHAPTER = re.compile(rf"^\s*(?:#{{1,6}}\s+(.+)|((?:chapter|part|book|volume|stave|act|scene)\s+"
+                      rf"(?:the\s+)?(?:{_NUMBER})(?:\b|(?<=\d))(?:\s*[.:—–-].*|\s+(?-i:[A-Z\"“‘']).*|\s*)))"
+                      rf"\s*$", re.IGNORECASE)
 
 
 def prose_paragraphs(lines: list[str], file: str) -> list[tuple[int, str, str | None]]:

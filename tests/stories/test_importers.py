@@ -111,6 +111,16 @@ def test_title_by_line_and_capital_headings_of_a_text_without_chapter_headings()
     assert [a.text for a in titled.actions] == ["Tom walked home.", "THE END"]  # headed already
 
 
+def test_a_heading_is_its_word_and_a_number_not_a_sentence_that_opens_on_the_word():
+    story = parse("VOLUME I\n\nStave One: The Lamp\n\nPart of the crowd ran to the quay.\n\n"
+                  "Book after book lay open on the floor.\n\nCHAPTER 2 The Quay\n\nIt rained.\n",
+                  "tale.txt", fmt="prose")
+    assert [(a.text, a.chapter) for a in story.actions] == [
+        ("Part of the crowd ran to the quay.", "Stave One: The Lamp"),
+        ("Book after book lay open on the floor.", "Stave One: The Lamp"),
+        ("It rained.", "CHAPTER 2 The Quay")]
+
+
 def test_numbered_sections_of_a_chapter_and_numbered_chapters():
     """`CHAPTER I` ¶ `I` ¶ … ¶ `II`: a section's number alone is no chapter title and no
     narration but the chapter's next section (`CHAPTER I §II`, a new scene for presence);
