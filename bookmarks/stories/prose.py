@@ -36,6 +36,9 @@ def prose_paragraphs(lines: list[str], file: str) -> list[tuple[int, str, str | 
 
     def flush() -> None:
         nonlocal paragraph, chapter, titled
+        if len(paragraph) == 1 and (m := _NUMBERED_TITLE.fullmatch(paragraph[0])):
+            chapter = f"{m['n']}: {_title_case(m['t'].strip(QUOTES + ' .'))}"  # `IV. A CLUE.`
+            paragraph, titled = [], None
         if chapter and len(paragraph) == 1 and SECTION.fullmatch(paragraph[0]):
             chapter = section_label(chapter, paragraph[0])  # `CHAPTER I` ¶ `I` ¶ … ¶ `II`
             paragraph, titled = [], None
@@ -73,6 +76,12 @@ def prose_paragraphs(lines: list[str], file: str) -> list[tuple[int, str, str | 
     return out
 
 
+# a chapter's number and its title in capitals on one line: `IV. A CLUE.`, `II. "WHEN YOU CALL
+# ME THAT, SMILE!"`
+_NUMBERED_TITLE = re.compile(r"\s*(?P<n>[IVXLC]{1,7})\.\s+(?P<t>(?=[^a-z]*$)[\"“‘']?[A-Z][^\n]{0,60})\s*")
+QUOTES = "\"“”‘’'"
+
+
 def _chapter_title(paragraph: list[str]) -> bool:
     """The one short line after a chapter heading that names the chapter (`The Husband and
     Father`, `IN WHICH A BEAR APPEARS`): no sentence (no closing `.`, `!`, `?`), no speech."""
@@ -99,8 +108,13 @@ def caps_chapters(paragraphs: list[tuple[int, str, str | None]]) -> list[tuple[i
     out: list[tuple[int, str, str | None]] = []
     chapter: str | None = None
     numbered = False  # the last paragraph was a chapter's number alone (`2` ¶ `THE HEAVY CHEST`)
-    for line, text, _ in paragraphs:
+    for n, (line, text, _) in enumerate(paragraphs):
         words = text.split()
+        quoted = text[:1] in QUOTES and text[-1:] in QUOTES and text.isupper() and len(text) <= 60
+        if quoted and (numbered or n == 0):  # `I` ¶ `"WE ARE SEVEN"`; a story opening on
+            title = _title_case(text.strip(QUOTES + " ."))  # its title: `"IN AMBUSH."`
+            chapter, numbered = (f"{chapter}: {title}" if numbered else title), False
+            continue
         if len(text) <= 60 and text.isupper() and not re.search(r"[\"“”‘’!?,;:]", text) \
                 and any(len(w.strip(".")) > 1 or w.strip(".") in ("I", "V", "X") for w in words):
             title = _title_case(text)
@@ -126,17 +140,30 @@ _BY = re.compile(r"by\s+(\S.{0,80})", re.I)
 def title_and_author(paragraphs: list[tuple[int, str, str | None]]) -> dict:
     """A text that opens with a title line and a by-line (`The Invisible Man` ¶ `by H. G.
     Wells`, or `By` ¶ `H. G. Wells`) names itself: {"title": …, "author": …, "lines": the
-    paragraphs they take}; else {}."""
-    if len(paragraphs) < 2:
+    paragraphs they take}; else {}. Up to three short lines may stand between title and
+    by-line (`UNCLE TOM'S CABIN` ¶ `or` ¶ `Life among the Lowly`, `An Every-Day Story.`), and
+    a year alone after the by-line (`1891`) goes with them."""
+    texts = [" ".join(text.split()) for _, text, _ in paragraphs[:6]]
+    for at in range(1, min(len(texts), 5)):
+        by, taken = texts[at], at + 1
+        if by.casefold() == "by" and at + 1 < len(texts):  # `By` ¶ `Mary Elizabeth Braddon`
+            name = texts[at + 1]
+            if len(name.split()) <= 6 and not re.search(r"[\"“”.!?;]$", name):
+                by, taken = f"by {name}", at + 2
+        if m := _BY.fullmatch(by):
+            break
+    else:
         return {}
-    (_, title, _), (_, by, _) = paragraphs[0], paragraphs[1]
-    title, by = " ".join(title.split()), " ".join(by.split())
-    if by.casefold() == "by" and len(paragraphs) > 2:  # `By` ¶ `Mary Elizabeth Braddon`
-        name = " ".join(paragraphs[2][1].split())
-        by = f"by {name}" if len(name.split()) <= 6 and not re.search(r"[\"“”.!?;]$", name) \
-            else by
-    if not (m := _BY.fullmatch(by)) or not title or len(title.split()) > 12 \
-            or re.search(r"[\"“”‘’]|[.;]$", title) or title[-1] in "!?" and len(title.split()) > 6:
+    head = texts[:at]
+    title = head[0].rstrip(".") if head[0].isupper() else head[0]  # `Stalky & Co.` keeps its stop
+    if not all(_title_line(t) for t in head) or not title or len(title.split()) > 12 \
+            or title.endswith(";") or title[-1] in "!?" and len(title.split()) > 6:
         return {}
-    lines = 3 if " ".join(paragraphs[1][1].split()).casefold() == "by" else 2
-    return {"title": title, "author": m.group(1), "lines": lines}
+    if taken < len(texts) and re.fullmatch(r"\d{4}\.?", texts[taken]):
+        taken += 1  # `1891`: the year of the edition
+    return {"title": title, "author": m.group(1), "lines": taken}
+
+
+def _title_line(text: str) -> bool:
+    """A line of a title page: short, no speech (an apostrophe is no quotation mark)."""
+    return bool(text) and len(text.split()) <= 12 and not re.search(r"[\"“”]|(?<!\w)[‘’]", text)

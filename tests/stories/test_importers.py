@@ -121,6 +121,26 @@ def test_a_heading_is_its_word_and_a_number_not_a_sentence_that_opens_on_the_wor
         ("It rained.", "CHAPTER 2 The Quay")]
 
 
+def test_a_title_page_and_numbered_titles():
+    """A subtitle between title and by-line and a year after it are the title page; `IV. A
+    CLUE.` heads chapter `IV: A Clue`; `I` ¶ `"WE ARE SEVEN"` heads `I: We Are Seven`; a story
+    that opens on its title in quotes (`"IN AMBUSH."`) is headed by it."""
+    story = parse("THE LANTERN CASE\n\nA LAWYER’S STORY\n\nBy Iris Penhallow\n\n1891\n\n"
+                  "IV. A CLUE.\n\nTom found the key.\n\nV. \"WHEN YOU CALL, COME!\"\n\n"
+                  "Anna came.\n", "case.txt", fmt="prose")
+    assert (story.title, story.author) == ("THE LANTERN CASE", "Iris Penhallow")
+    assert [(a.text, a.chapter) for a in story.actions] == [
+        ("Tom found the key.", "IV: A Clue"), ("Anna came.", "V: When You Call, Come!")]
+    seven = parse("Stalky & Co.\n\nby Iris Penhallow\n\nI\n\n\"WE ARE SEVEN\"\n\nTom ran.\n\n"
+                  "II\n\nAnna ran.\n", "seven.txt", fmt="prose")
+    assert seven.title == "Stalky & Co."
+    assert [(a.text, a.chapter) for a in seven.actions] == [("Tom ran.", "I: We Are Seven"),
+                                                            ("Anna ran.", "II")]
+    ambush = parse('"IN AMBUSH."\n\nIn summer the boys built huts.\n', "a.txt", fmt="prose")
+    assert [(a.text, a.chapter) for a in ambush.actions] == [("In summer the boys built huts.",
+                                                              "In Ambush")]
+
+
 def test_numbered_sections_of_a_chapter_and_numbered_chapters():
     """`CHAPTER I` ¶ `I` ¶ … ¶ `II`: a section's number alone is no chapter title and no
     narration but the chapter's next section (`CHAPTER I §II`, a new scene for presence);
