@@ -25,6 +25,11 @@ def _services():
 
 def cmd_import(args: argparse.Namespace) -> int:
     services = _services()
+    if args.again:  # `bookmarks import --again ID`: the kept file read with today's rules
+        if not args.path.isdigit():
+            raise BookmarksError(f"--again takes a story's id (bookmarks list), not {args.path!r}.")
+        print(services.import_again(int(args.path))[1])
+        return 0
     if args.attribute:
         from bookmarks.engine.attribution import apply, suggest
         from bookmarks.models.llm import run_sync
@@ -329,6 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ask the memory model who speaks the quotes the rules left as narration "
                         "(suggestions are printed; those at --min-confidence or above applied)")
     p.add_argument("--min-confidence", type=float, default=0.7)
+    p.add_argument("--again", action="store_true",
+                   help="PATH is a story's id: read the file it was imported from again with the "
+                        "current rules, as a new story (the old one and its corrections stay)")
     p.set_defaults(func=cmd_import)
     p = sub.add_parser("list", help="list the stored stories")
     p.add_argument("--bundled", action="store_true", help="import the bundled stories first")

@@ -68,6 +68,34 @@ class Services:
                             max_bytes=self.settings.max_upload_bytes)
         return self.store.add_story(story)
 
+    def import_again(self, story_id: int) -> tuple[int | None, str]:
+        """The file a story was read from (the text the import kept) read again with the
+        current import rules, as a new story: this one, its scenes and its corrections stay
+        as they are. (new story id, what changed), or (None, why not) when it reads the same
+        or there is no file to read."""
+        from bookmarks.errors import BookmarksError
+
+        info = self.store.story(story_id)
+        text = self.store.source(story_id)
+        if info.source_format in ("jsonl", "reference") or text is None:
+            raise BookmarksError(f"Story {story_id} ({info.title!r}) keeps no file of its own to "
+                                 "read again: its storyline is the JSON it was imported from (or it "
+                                 "was imported before the app kept files). Import the file itself.")
+        story = parse_story(text.encode("utf-8"), f"{info.title}.txt", fmt=info.source_format,
+                            title=info.title, max_bytes=self.settings.max_upload_bytes)
+        before = self.store.actions(story_id)
+        if [(a.character, a.text, a.chapter) for a in before] == \
+                [(a.character, a.text, a.chapter) for a in story.actions]:
+            return None, (f"The current rules read story {story_id} ({info.title!r}) as it is "
+                          "stored: nothing to import again.")
+        speakers = {a.character for a in story.actions} - {"narration"}
+        new_id = self.store.add_story(story)
+        checks = sum(1 for a in story.actions if a.check)
+        return new_id, (f"Read again as story {new_id}: {len(story.actions)} actions (were "
+                        f"{len(before)}), {len(speakers)} speakers, {checks} lines to check. Story "
+                        f"{story_id}, its scenes and your corrections stay as they were; "
+                        "corrections are not carried over.")
+
     def ensure_bundled(self, folder: Path = BUNDLED_STORIES) -> list[int]:
         """Import each bundled story whose title is not in the database yet."""
         ids = []

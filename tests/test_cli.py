@@ -25,6 +25,19 @@ def test_import_and_list(tmp_path):
     assert listed.returncode == 0 and "Duet" in listed.stdout and "3" in listed.stdout
 
 
+def test_import_again_reads_the_kept_file_with_the_current_rules(tmp_path):
+    story = tmp_path / "duet.txt"
+    story.write_text("## One\nANNA: Hello.\nBEN: Hi.\n[They sit.]\n")
+    assert run(tmp_path, "import", str(story)).returncode == 0
+    story.unlink()  # the story's own copy of the file is read, not the file
+    again = run(tmp_path, "import", "--again", "1")
+    assert again.returncode == 0, again.stderr
+    assert "read story 1 ('Duet') as it is stored: nothing to import again" in again.stdout
+    wrong = run(tmp_path, "import", "--again", "duet.txt")
+    assert wrong.returncode == 1 and "--again takes a story's id" in wrong.stderr
+    assert "Traceback" not in wrong.stderr
+
+
 def test_malformed_file_exits_nonzero_naming_the_line(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"character": "A", "text": "ok"}\n{"character": "B", "text": \n')

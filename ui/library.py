@@ -201,6 +201,15 @@ def build_library_tab(services: Services) -> dict:
                         export_btn = gr.Button("Export", elem_id="story-export-btn")
                     export_files = gr.File(label="Download", file_count="multiple",
                                            interactive=False, elem_id="story-export-files")
+                with gr.Accordion("Read the file again (current import rules)", open=False,
+                                  elem_id="again-box"):
+                    gr.Markdown("The app keeps the text of the file a story was read from. When "
+                                "its import rules have improved (speakers, chapters, pictures "
+                                "and notes), read it again: the result is a new story. This one, "
+                                "its scenes and your corrections stay as they are; corrections "
+                                "are not carried over.")
+                    again_btn = gr.Button("Read the file again", elem_id="again-btn")
+                    again_status = gr.Markdown(elem_id="again-status")
                 with gr.Accordion("Merge characters or delete the story", open=False):
                     with gr.Row():
                         keep = gr.Dropdown([], label="Keep", value=None)
@@ -320,6 +329,13 @@ def build_library_tab(services: Services) -> dict:
         if not label:
             raise gr.Error("Choose a story first.")
         return export_story_files(services, parse_id(label), fmt_ or "jsonl")
+
+    @user_errors
+    def do_again(label: str | None):
+        if not label:
+            raise gr.Error("Choose a story first.")
+        new_id, said = services.import_again(parse_id(label))
+        return said, gr.update(choices=story_choices(services))
 
     @user_errors
     def do_delete(label: str | None, sure: bool):
@@ -443,6 +459,7 @@ def build_library_tab(services: Services) -> dict:
     c_line.change(load_line, [story, c_line], [c_who, c_text, c_source])
     c_btn.click(do_correct, [story, c_line, c_who, c_text, page, view], [c_status, *shown])
     export_btn.click(do_export, [story, export_fmt], [export_files])
+    again_btn.click(do_again, [story], [again_status, story]).then(**refresh)
     return {"story": story, "stories": stories,
             # a page opened later (a reload, another tab) shows what was imported since
             "refresh": lambda: (stories_table(services),

@@ -412,6 +412,15 @@ def test_presence_view_and_a_witnessed_scene(tmp_path, browser):
         shot(page, "13-witnessed-scene")
 
 
+def test_the_library_reads_a_storys_file_again(tmp_path, browser):
+    """The kept file read with today's rules: a story they read the same is not imported
+    twice (tests/store/test_import_again.py covers one they read differently)."""
+    with long_winter_in_library(tmp_path, browser) as page:
+        page.get_by_text("Read the file again (current import rules)").click()
+        page.locator("#again-btn").click()
+        page.wait_for_selector("#again-status :text('nothing to import again')", timeout=90_000)
+
+
 def test_a_writer_corrects_a_lines_speaker_in_the_library(tmp_path, browser):
     with long_winter_in_library(tmp_path, browser) as page:
         page.get_by_text("Correct a line").click()
