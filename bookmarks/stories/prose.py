@@ -161,6 +161,7 @@ def title_and_author(paragraphs: list[tuple[int, str, str | None]]) -> dict:
         return {}
     if taken < len(texts) and re.fullmatch(r"\d{4}\.?", texts[taken]):
         taken += 1  # `1891`: the year of the edition
+    title = _title_case(title) if title.isupper() else title  # `PRIDE AND PREJUDICE`
     return {"title": title, "author": m.group(1), "lines": taken}
 
 

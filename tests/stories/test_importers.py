@@ -128,7 +128,7 @@ def test_a_title_page_and_numbered_titles():
     story = parse("THE LANTERN CASE\n\nA LAWYER’S STORY\n\nBy Iris Penhallow\n\n1891\n\n"
                   "IV. A CLUE.\n\nTom found the key.\n\nV. \"WHEN YOU CALL, COME!\"\n\n"
                   "Anna came.\n", "case.txt", fmt="prose")
-    assert (story.title, story.author) == ("THE LANTERN CASE", "Iris Penhallow")
+    assert (story.title, story.author) == ("The Lantern Case", "Iris Penhallow")  # not in capitals
     assert [(a.text, a.chapter) for a in story.actions] == [
         ("Tom found the key.", "IV: A Clue"), ("Anna came.", "V: When You Call, Come!")]
     seven = parse("Stalky & Co.\n\nby Iris Penhallow\n\nI\n\n\"WE ARE SEVEN\"\n\nTom ran.\n\n"
