@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bookmarks.config import Settings, apply_saved, load_settings
+from bookmarks.errors import BookmarksError
 from bookmarks.models.backends import build_llms
 from bookmarks.models.llm import LLM
 from bookmarks.scenes.background import Prefetcher
@@ -73,8 +74,6 @@ class Services:
         current import rules, as a new story: this one, its scenes and its corrections stay
         as they are. (new story id, what changed), or (None, why not) when it reads the same
         or there is no file to read."""
-        from bookmarks.errors import BookmarksError
-
         info = self.store.story(story_id)
         text = self.store.source(story_id)
         if info.source_format in ("jsonl", "reference") or text is None:

@@ -243,13 +243,13 @@ class _Reader:
                 self.move(OFF, m.names)
                 moved |= m.names
         first = mentions[0] if mentions else None
-        subjects = {id(g) for g in self.group_forward(mentions, 0, sentence)} \
+        subjects = self.group_forward(mentions, 0, sentence) \
             if first and first.names and _LEAD.match(sentence[:first.start]) \
-            and not _OBJECT_BEFORE.search(sentence[:first.start]) else set()
+            and not _OBJECT_BEFORE.search(sentence[:first.start]) else []
         for m in mentions:
             if not m.names or m.names & moved or m.names <= self.stage or m.names & self.dead:
                 continue
-            subject = id(m) in subjects or subjects and _COMPANION.search(sentence[:m.start])
+            subject = m in subjects or subjects and _COMPANION.search(sentence[:m.start])
             if subject:  # the subject of what is done on stage (`ADA ambles aboard`, `Ada and
                 # Ben sat at breakfast`), or one with them (`sat by the fire, with Ben`)
                 self.move(ENTER if opening else ACT, m.names)

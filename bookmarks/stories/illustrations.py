@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import re
 
+from bookmarks.stories.gutenberg import _FOOTNOTE
+
 _OPEN = re.compile(r"^\s*\[\s*_?(?:illustration|picture|footnote|sidenote|transcriber[’']?s\s+note)\b",
                    re.I)
 _NOTE = re.compile(r"^\s*\[\d{1,3}\]\s+\S")
-_MARK = re.compile(r"(?<=\S)\[\d{1,3}\]")
 _HEADING = re.compile(r"^\s*(?:chapter|book|part|volume)\s+[\w.-]+.*$", re.I)
 LONGEST = 40  # lines: a block still open after this many was no block (a stray bracket)
 
@@ -36,7 +37,7 @@ def blank_illustrations(lines: list[str]) -> list[str]:
                 n += 1
             continue
         if not _OPEN.match(lines[n]):
-            out[n] = _MARK.sub("", lines[n]) if "[" in lines[n] else lines[n]
+            out[n] = _FOOTNOTE.sub("", lines[n])
             n += 1
             continue
         end, after = _close(lines, n)

@@ -46,6 +46,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
 from bookmarks.stories.cast_names import Finder
+from bookmarks.stories.dialogue import NARRATOR  # the storyteller, or their alias (`Watson`)
 from bookmarks.stories.directions import (
     ACT,
     APPEAR,
@@ -102,7 +103,6 @@ def new_scene(text: str) -> bool:
     return bool(_BREAK.fullmatch(text)) or bool(_JUMP.match(text.lstrip("_")))
 
 
-NARRATOR = "Narrator"  # the storyteller's name, or an alias of theirs (`Watson`), in prose
 _FIRST_PERSON = re.compile(r"\b(?:I|me|my|myself|[Ww]e|us|[Oo]ur)\b")
 
 

@@ -109,20 +109,14 @@ def caps_chapters(paragraphs: list[tuple[int, str, str | None]]) -> list[tuple[i
     chapter: str | None = None
     numbered = False  # the last paragraph was a chapter's number alone (`2` ¶ `THE HEAVY CHEST`)
     for n, (line, text, _) in enumerate(paragraphs):
-        words = text.split()
+        number = bool(SECTION.fullmatch(text))
         quoted = text[:1] in QUOTES and text[-1:] in QUOTES and text.isupper() and len(text) <= 60
-        if quoted and (numbered or n == 0):  # `I` ¶ `"WE ARE SEVEN"`; a story opening on
-            title = _title_case(text.strip(QUOTES + " ."))  # its title: `"IN AMBUSH."`
-            chapter, numbered = (f"{chapter}: {title}" if numbered else title), False
-            continue
-        if len(text) <= 60 and text.isupper() and not re.search(r"[\"“”‘’!?,;:]", text) \
-                and any(len(w.strip(".")) > 1 or w.strip(".") in ("I", "V", "X") for w in words):
-            title = _title_case(text)
-            chapter = f"{chapter}: {title}" if numbered and not SECTION.fullmatch(text) else title
-            numbered = bool(SECTION.fullmatch(text))
-            continue
-        if re.fullmatch(r"\s*\d{1,3}\.?\s*", text):
-            chapter, numbered = text.strip().rstrip("."), True
+        caps = len(text) <= 60 and text.isupper() and not re.search(r"[\"“”‘’!?,;:]", text) \
+            and any(len(w.strip(".")) > 1 or w.strip(".") in ("I", "V", "X") for w in text.split())
+        if number or caps or quoted and (numbered or n == 0):  # `I` ¶ `"WE ARE SEVEN"`; a
+            title = _title_case(text.strip(QUOTES + " ."))  # story opening on `"IN AMBUSH."`
+            chapter = f"{chapter}: {title}" if numbered and not number else title
+            numbered = number
             continue
         numbered = False
         out.append((line, text, chapter))
@@ -155,13 +149,13 @@ def title_and_author(paragraphs: list[tuple[int, str, str | None]]) -> dict:
     else:
         return {}
     head = texts[:at]
-    title = head[0].rstrip(".") if head[0].isupper() else head[0]  # `Stalky & Co.` keeps its stop
+    # `PRIDE AND PREJUDICE.` → `Pride and Prejudice`; `Stalky & Co.` keeps its stop
+    title = _title_case(head[0]) if head[0].isupper() else head[0]
     if not all(_title_line(t) for t in head) or not title or len(title.split()) > 12 \
             or title.endswith(";") or title[-1] in "!?" and len(title.split()) > 6:
         return {}
     if taken < len(texts) and re.fullmatch(r"\d{4}\.?", texts[taken]):
         taken += 1  # `1891`: the year of the edition
-    title = _title_case(title) if title.isupper() else title  # `PRIDE AND PREJUDICE`
     return {"title": title, "author": m.group(1), "lines": taken}
 
 
